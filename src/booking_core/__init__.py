@@ -1,0 +1,1 @@
+"""booking_core: the pure domain of the booking service (standard library only)."""

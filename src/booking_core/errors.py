@@ -1,0 +1,80 @@
+"""One hierarchy of domain errors. The web layer maps each class to one HTTP status."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+
+class DomainError(Exception):
+    """Base of every error the domain raises on purpose."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class ValidationFailed(DomainError):
+    """Input breaks a rule. ``field`` is None for rules that concern the request as a whole."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+    @property
+    def errors(self) -> Mapping[str, Sequence[str]]:
+        """Errors keyed by field name, ``non_field_errors`` for request-wide rules."""
+        return {self.field or "non_field_errors": [self.message]}
+
+
+class SlotUnavailable(ValidationFailed):
+    """The requested time overlaps blocking time or lies outside bookable windows."""
+
+    def __init__(self, message: str = "The requested time slot is not available.") -> None:
+        super().__init__(message)
+
+
+class BadRequest(DomainError):
+    """A request the service refuses with a plain ``{"error": ...}`` message."""
+
+
+class InvalidTransition(BadRequest):
+    """A booking status change that the state machine does not allow."""
+
+
+class AlreadyPaid(BadRequest):
+    """A payment was asked for a booking that is paid already."""
+
+
+class NotFound(DomainError):
+    """The object does not exist or is not visible to the caller."""
+
+
+class MappingNotFound(NotFound):
+    """A client's external id has no mapping; reported as ``{"error": ...}``."""
+
+
+class PermissionDenied(DomainError):
+    """The caller is known but may not do this."""
+
+    def __init__(self, message: str = "You do not have permission to perform this action.") -> None:
+        super().__init__(message)
+
+
+class Forbidden(PermissionDenied):
+    """Refused with a plain ``{"error": ...}`` message, e.g. an unapproved venue mapping."""
+
+
+class NotAuthenticated(DomainError):
+    """No token, or a token that is unknown or revoked."""
+
+
+class IdempotencyConflict(DomainError):
+    """An Idempotency-Key was reused with another request body."""
+
+
+class PaymentProviderError(DomainError):
+    """The payment provider failed or could not be reached."""
+
+
+class StorageUnavailable(DomainError):
+    """The database could not be reached or failed for reasons outside the request."""

@@ -1,0 +1,307 @@
+"""Dictionary-backed repositories for the in-memory unit of work."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TypeVar
+
+from booking_core.accounts import (
+    ApprovalStatus,
+    Client,
+    Principal,
+    ResourceMapping,
+    User,
+    UserMapping,
+    VenueMapping,
+)
+from booking_core.booking import Booking, BookingStatus
+from booking_core.catalog import Resource, Venue
+from booking_core.commission import Commission
+from booking_core.payments import Payment
+from booking_core.ports import BookingQuery, IdempotencyRecord, ResourceQuery
+from booking_core.timerange import TimeRange
+
+
+class MemoryResources:
+    """The catalog."""
+
+    def __init__(self, rows: dict[int, Resource]) -> None:
+        self._rows = rows
+
+    def get(self, resource_id: int) -> Resource | None:
+        return self._rows.get(resource_id)
+
+    def list(self, query: ResourceQuery) -> builtins.list[Resource]:
+        def keep(r: Resource) -> bool:
+            return (
+                (query.venue_id is None or r.venue.id == query.venue_id)
+                and (query.venue_slug is None or r.venue.slug == query.venue_slug)
+                and (query.activity_id is None or any(a.id == query.activity_id for a in r.activity_types))
+                and (query.is_active is None or r.is_active == query.is_active)
+                and (query.is_bookable is None or r.is_bookable == query.is_bookable)
+            )
+
+        return sorted(filter(keep, self._rows.values()), key=lambda r: (r.venue.name, r.name, r.id))
+
+    def for_venue(self, venue_id: int) -> builtins.list[Resource]:
+        return sorted(
+            (r for r in self._rows.values() if r.venue.id == venue_id), key=lambda r: (r.name, r.id)
+        )
+
+    def get_venue(self, venue_id: int) -> Venue | None:
+        return next((r.venue for r in self._rows.values() if r.venue.id == venue_id), None)
+
+    def lock(self, resource_id: int) -> None:
+        """Nothing to do: the store's lock serializes whole transactions."""
+
+
+class MemoryBookings:
+    """Bookings by id."""
+
+    def __init__(self, rows: dict[str, Booking]) -> None:
+        self._rows = rows
+
+    def add(self, booking: Booking) -> None:
+        self._rows[booking.id] = booking
+
+    save = add
+
+    def get(self, booking_id: str) -> Booking | None:
+        return self._rows.get(booking_id)
+
+    def get_by_reference(self, reference_code: str) -> Booking | None:
+        return next((b for b in self._rows.values() if b.reference_code == reference_code), None)
+
+    def blocking(self, resource_id: int, span: TimeRange, now: datetime) -> builtins.list[Booking]:
+        return sorted(
+            (
+                b
+                for b in self._rows.values()
+                if b.resource_id == resource_id and b.blocks_time(now) and b.span.overlaps(span)
+            ),
+            key=lambda b: b.start,
+        )
+
+    def list(self, query: BookingQuery) -> builtins.list[Booking]:
+        def keep(b: Booking) -> bool:
+            return (
+                (query.user_id is None or b.user_id == query.user_id)
+                and (query.client_id is None or b.client_id == query.client_id)
+                and (not query.only_client_bookings or b.client_id is not None)
+                and (query.starts_after is None or b.start > query.starts_after)
+            )
+
+        return sorted(filter(keep, self._rows.values()), key=lambda b: (b.start, b.id), reverse=True)
+
+    def expired_holds(self, now: datetime, resource_id: int | None = None) -> builtins.list[Booking]:
+        return [
+            b
+            for b in self._rows.values()
+            if b.hold_expired(now) and (resource_id is None or b.resource_id == resource_id)
+        ]
+
+    def ended(self, now: datetime) -> builtins.list[Booking]:
+        done = {BookingStatus.PAID, BookingStatus.CONFIRMED}
+        return [b for b in self._rows.values() if b.status in done and b.end <= now]
+
+
+class MemoryUsers:
+    """Users by id."""
+
+    def __init__(self, rows: dict[str, User]) -> None:
+        self._rows = rows
+
+    def get(self, user_id: str) -> User | None:
+        return self._rows.get(user_id)
+
+    def get_by_email(self, email: str) -> User | None:
+        wanted = email.strip().lower()
+        return next((u for u in self._rows.values() if u.email.lower() == wanted), None)
+
+    def add(self, user: User) -> None:
+        self._rows[user.id] = user
+
+
+class MemoryTokens:
+    """Token hashes with their principal and whether they were revoked."""
+
+    def __init__(self, rows: dict[str, tuple[Principal, bool]]) -> None:
+        self._rows = rows
+
+    def add(self, token_hash: str, principal: Principal, created_at: datetime) -> None:
+        self._rows[token_hash] = (principal, False)
+
+    def principal(self, token_hash: str) -> Principal | None:
+        found = self._rows.get(token_hash)
+        return found[0] if found and not found[1] else None
+
+    def revoke(self, token_hash: str) -> None:
+        if token_hash in self._rows:
+            self._rows[token_hash] = (self._rows[token_hash][0], True)
+
+
+class MemoryClients:
+    """Clients by id."""
+
+    def __init__(self, rows: dict[int, Client]) -> None:
+        self._rows = rows
+
+    def get(self, client_id: int) -> Client | None:
+        return self._rows.get(client_id)
+
+
+_M = TypeVar("_M", UserMapping, ResourceMapping, VenueMapping)
+
+
+def _ordered(rows: Sequence[_M]) -> builtins.list[_M]:
+    return sorted(rows, key=lambda m: (m.created_at, m.id))
+
+
+class MemoryUserMappings:
+    """User mappings by id."""
+
+    def __init__(self, rows: dict[str, UserMapping]) -> None:
+        self._rows = rows
+
+    def get(self, client_id: int, external_id: str) -> UserMapping | None:
+        return next(
+            (m for m in self._rows.values() if m.client_id == client_id and m.external_id == external_id),
+            None,
+        )
+
+    def for_user(self, client_id: int, user_id: str) -> UserMapping | None:
+        return next(
+            (m for m in self._rows.values() if m.client_id == client_id and m.user_id == user_id), None
+        )
+
+    def add(self, mapping: UserMapping) -> None:
+        self._rows[mapping.id] = mapping
+
+    def list(
+        self, client_id: int, *, is_active: bool | None, limit: int, offset: int
+    ) -> builtins.list[UserMapping]:
+        mine = [
+            m
+            for m in self._rows.values()
+            if m.client_id == client_id and (is_active is None or m.is_active == is_active)
+        ]
+        return _ordered(mine)[offset : offset + limit]
+
+
+class MemoryResourceMappings:
+    """Resource mappings by id."""
+
+    def __init__(self, rows: dict[str, ResourceMapping]) -> None:
+        self._rows = rows
+
+    def get(self, client_id: int, external_id: str) -> ResourceMapping | None:
+        return next(
+            (m for m in self._rows.values() if m.client_id == client_id and m.external_id == external_id),
+            None,
+        )
+
+    def add(self, mapping: ResourceMapping) -> None:
+        self._rows[mapping.id] = mapping
+
+    def list(self, client_id: int) -> builtins.list[ResourceMapping]:
+        return _ordered([m for m in self._rows.values() if m.client_id == client_id])
+
+
+class MemoryVenueMappings:
+    """Venue mappings by id."""
+
+    def __init__(self, rows: dict[str, VenueMapping]) -> None:
+        self._rows = rows
+
+    def get(self, client_id: int, external_id: str) -> VenueMapping | None:
+        return next(
+            (m for m in self._rows.values() if m.client_id == client_id and m.external_id == external_id),
+            None,
+        )
+
+    def get_by_id(self, mapping_id: str) -> VenueMapping | None:
+        return self._rows.get(mapping_id)
+
+    def add(self, mapping: VenueMapping) -> None:
+        self._rows[mapping.id] = mapping
+
+    save = add
+
+    def list(
+        self, client_id: int | None, approval_status: ApprovalStatus | None
+    ) -> builtins.list[VenueMapping]:
+        return _ordered(
+            [
+                m
+                for m in self._rows.values()
+                if (client_id is None or m.client_id == client_id)
+                and (approval_status is None or m.approval_status is approval_status)
+            ]
+        )
+
+
+class MemoryCommissions:
+    """Commission records by id."""
+
+    def __init__(self, rows: dict[str, Commission]) -> None:
+        self._rows = rows
+
+    def add(self, commission: Commission) -> None:
+        self._rows[commission.id] = commission
+
+    save = add
+
+    def for_booking(self, booking_id: str) -> Commission | None:
+        return next((c for c in self._rows.values() if c.booking_id == booking_id), None)
+
+    def list(self, *, client_id: int | None, month: str) -> builtins.list[Commission]:
+        return sorted(
+            (
+                c
+                for c in self._rows.values()
+                if c.month == month and (client_id is None or c.client_id == client_id)
+            ),
+            key=lambda c: (c.created_at, c.id),
+        )
+
+
+class MemoryPayments:
+    """Payments by id, and the provider events already applied."""
+
+    def __init__(self, rows: dict[str, Payment], processed: set[str]) -> None:
+        self._rows = rows
+        self._processed = processed
+
+    def add(self, payment: Payment) -> None:
+        self._rows[payment.id] = payment
+
+    save = add
+
+    def for_booking(self, booking_id: str) -> Sequence[Payment]:
+        return sorted(
+            (p for p in self._rows.values() if p.booking_id == booking_id), key=lambda p: (p.created_at, p.id)
+        )
+
+    def by_intent(self, payment_intent_id: str) -> Payment | None:
+        return next((p for p in self._rows.values() if p.payment_intent_id == payment_intent_id), None)
+
+    def mark_event_processed(self, event_id: str, processed_at: datetime) -> bool:
+        if event_id in self._processed:
+            return False
+        self._processed.add(event_id)
+        return True
+
+
+class MemoryIdempotency:
+    """First responses by (scope, key)."""
+
+    def __init__(self, rows: dict[tuple[str, str], IdempotencyRecord]) -> None:
+        self._rows = rows
+
+    def get(self, scope: str, key: str) -> IdempotencyRecord | None:
+        return self._rows.get((scope, key))
+
+    def add(self, record: IdempotencyRecord) -> None:
+        self._rows[(record.scope, record.key)] = record

@@ -1,0 +1,125 @@
+"""Deterministic stand-ins for the clock, ids, passwords, payments and the outbox."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from booking_core.errors import PaymentProviderError
+from booking_core.ports import OutboxMessage, ProviderIntent
+
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+@dataclass
+class FixedClock:
+    """A clock that stands still until moved."""
+
+    current: datetime = field(default_factory=lambda: datetime(2026, 1, 5, 8, 0, tzinfo=UTC))
+
+    def now(self) -> datetime:
+        """The set instant."""
+        return self.current
+
+    def advance(self, delta: timedelta) -> None:
+        """Move time forward."""
+        self.current += delta
+
+
+class SequentialIds:
+    """Predictable ids for tests: UUID-shaped strings, reference codes and tokens from a counter."""
+
+    def __init__(self) -> None:
+        self._counter = itertools.count(1)
+
+    def new_id(self) -> str:
+        """A UUID-shaped id."""
+        return f"00000000-0000-4000-8000-{next(self._counter):012d}"
+
+    def reference_code(self) -> str:
+        """An 8-character Crockford base32 code."""
+        n, code = next(self._counter), ""
+        for _ in range(8):
+            n, digit = divmod(n, 32)
+            code = _CROCKFORD[digit] + code
+        return code
+
+    def new_token(self) -> str:
+        """A token string."""
+        return f"token-{next(self._counter)}"
+
+
+class PlainPasswords:
+    """A fast, insecure hasher for tests only (salted SHA-256)."""
+
+    def hash(self, password: str) -> str:
+        """The digest with a fixed salt."""
+        return "sha256$" + hashlib.sha256(b"salt" + password.encode()).hexdigest()
+
+    def verify(self, password_hash: str, password: str) -> bool:
+        """Compare digests."""
+        return self.hash(password) == password_hash
+
+
+@dataclass
+class SandboxPayments:
+    """An offline payment provider that remembers what it was asked."""
+
+    provider_name: str = "sandbox"
+    publishable_key: str = "pk_test_sandbox"
+    fail: bool = False
+    intents: dict[str, ProviderIntent] = field(default_factory=dict)
+    refunds: list[str] = field(default_factory=list)
+    _by_key: dict[str, str] = field(default_factory=dict)
+
+    def create_intent(
+        self,
+        *,
+        amount_minor: int,
+        currency: str,
+        booking_id: str,
+        idempotency_key: str,
+        destination_account: str | None,
+    ) -> ProviderIntent:
+        """An intent in ``requires_payment_method``; the same key returns the same intent."""
+        if self.fail:
+            raise PaymentProviderError("The payment provider is unavailable.")
+        if idempotency_key in self._by_key:
+            return self.intents[self._by_key[idempotency_key]]
+        intent_id = f"pi_sandbox_{len(self.intents) + 1:06d}"
+        intent = ProviderIntent(
+            id=intent_id,
+            client_secret=f"{intent_id}_secret_{booking_id[-6:]}",
+            amount_minor=amount_minor,
+            currency=currency,
+            status="requires_payment_method",
+        )
+        self.intents[intent_id] = intent
+        self._by_key[idempotency_key] = intent_id
+        return intent
+
+    def retrieve_intent(self, intent_id: str) -> ProviderIntent:
+        """A known intent."""
+        if intent_id not in self.intents:
+            raise PaymentProviderError(f"No such payment intent: {intent_id}")
+        return self.intents[intent_id]
+
+    def refund(self, intent_id: str, *, idempotency_key: str) -> str:
+        """Record a refund."""
+        if self.fail:
+            raise PaymentProviderError("The payment provider is unavailable.")
+        self.refunds.append(intent_id)
+        return f"re_sandbox_{len(self.refunds):06d}"
+
+
+@dataclass
+class InMemoryOutbox:
+    """Messages queued in a unit of work."""
+
+    messages: list[OutboxMessage] = field(default_factory=list)
+
+    def add(self, message: OutboxMessage) -> None:
+        """Queue a message."""
+        self.messages.append(message)

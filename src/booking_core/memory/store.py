@@ -1,0 +1,141 @@
+"""An in-memory database and unit of work with the same guarantees as the real storage."""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field, fields
+from datetime import datetime
+from types import TracebackType
+from typing import Self
+
+from booking_core.accounts import Client, Principal, ResourceMapping, User, UserMapping, VenueMapping
+from booking_core.booking import BLOCKING_STATUSES, Booking
+from booking_core.catalog import Resource
+from booking_core.commission import Commission
+from booking_core.errors import SlotUnavailable
+from booking_core.memory.repositories import (
+    MemoryBookings,
+    MemoryClients,
+    MemoryCommissions,
+    MemoryIdempotency,
+    MemoryPayments,
+    MemoryResourceMappings,
+    MemoryResources,
+    MemoryTokens,
+    MemoryUserMappings,
+    MemoryUsers,
+    MemoryVenueMappings,
+)
+from booking_core.memory.services import InMemoryOutbox
+from booking_core.payments import Payment
+from booking_core.ports import IdempotencyRecord, OutboxMessage
+
+
+@dataclass
+class Tables:
+    """The rows of the in-memory database, keyed by id."""
+
+    resources: dict[int, Resource] = field(default_factory=dict)
+    bookings: dict[str, Booking] = field(default_factory=dict)
+    users: dict[str, User] = field(default_factory=dict)
+    tokens: dict[str, tuple[Principal, bool]] = field(default_factory=dict)
+    clients: dict[int, Client] = field(default_factory=dict)
+    user_mappings: dict[str, UserMapping] = field(default_factory=dict)
+    resource_mappings: dict[str, ResourceMapping] = field(default_factory=dict)
+    venue_mappings: dict[str, VenueMapping] = field(default_factory=dict)
+    commissions: dict[str, Commission] = field(default_factory=dict)
+    payments: dict[str, Payment] = field(default_factory=dict)
+    processed_events: set[str] = field(default_factory=set)
+    outbox: list[OutboxMessage] = field(default_factory=list)
+    idempotency: dict[tuple[str, str], IdempotencyRecord] = field(default_factory=dict)
+
+    def snapshot(self) -> Tables:
+        """A copy whose containers can change without touching these (rows are immutable)."""
+        return Tables(**{f.name: copy.copy(getattr(self, f.name)) for f in fields(self)})
+
+
+class InMemoryStore:
+    """Committed state shared by every unit of work made from it.
+
+    Transactions are serialized by one lock, like SQLite's ``BEGIN IMMEDIATE``.
+    """
+
+    def __init__(self) -> None:
+        self.tables = Tables()
+        self.lock = threading.RLock()
+
+    def uow(self) -> InMemoryUnitOfWork:
+        """A new unit of work on this store (pass ``store.uow`` as ``Deps.uow``)."""
+        return InMemoryUnitOfWork(self)
+
+    def add_resource(self, resource: Resource) -> None:
+        """Seed the catalog."""
+        self.tables.resources[resource.id] = resource
+
+    def add_client(self, client: Client, token_hash: str | None = None) -> None:
+        """Seed a client and, optionally, its token."""
+        self.tables.clients[client.id] = client
+        if token_hash:
+            self.tables.tokens[token_hash] = (Principal(client_id=client.id), False)
+
+
+class InMemoryUnitOfWork:
+    """A transaction over a snapshot of the store; ``commit`` publishes it."""
+
+    def __init__(self, store: InMemoryStore) -> None:
+        self._store = store
+        self._tables = Tables()
+        self._bind()
+
+    def _bind(self) -> None:
+        t = self._tables
+        self.resources = MemoryResources(t.resources)
+        self.bookings = MemoryBookings(t.bookings)
+        self.users = MemoryUsers(t.users)
+        self.tokens = MemoryTokens(t.tokens)
+        self.clients = MemoryClients(t.clients)
+        self.user_mappings = MemoryUserMappings(t.user_mappings)
+        self.resource_mappings = MemoryResourceMappings(t.resource_mappings)
+        self.venue_mappings = MemoryVenueMappings(t.venue_mappings)
+        self.commissions = MemoryCommissions(t.commissions)
+        self.payments = MemoryPayments(t.payments, t.processed_events)
+        self.outbox = InMemoryOutbox(t.outbox)
+        self.idempotency = MemoryIdempotency(t.idempotency)
+
+    def __enter__(self) -> Self:
+        self._store.lock.acquire()
+        self._tables = self._store.tables.snapshot()
+        self._bind()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._tables = Tables()
+        self._store.lock.release()
+
+    def commit(self) -> None:
+        """Publish the changes, refusing overlapping blocking bookings like the database does."""
+        _check_no_overlap(self._tables.bookings.values())
+        self._store.tables = self._tables.snapshot()
+
+    def rollback(self) -> None:
+        """Forget the changes made since the last commit."""
+        self._tables = self._store.tables.snapshot()
+        self._bind()
+
+
+def _check_no_overlap(bookings: Iterable[Booking]) -> None:
+    live = sorted(
+        (b for b in bookings if b.status in BLOCKING_STATUSES), key=lambda b: (b.resource_id, b.start)
+    )
+    reach: dict[int, datetime] = {}
+    for booking in live:
+        if booking.resource_id in reach and booking.start < reach[booking.resource_id]:
+            raise SlotUnavailable()
+        reach[booking.resource_id] = max(booking.end, reach.get(booking.resource_id, booking.end))

@@ -1,0 +1,52 @@
+"""Ports: what the domain needs from storage, payment, mail, time and randomness."""
+
+from booking_core.ports.idempotency import IdempotencyRecord, IdempotencyRecords
+from booking_core.ports.repositories import (
+    BookingQuery,
+    Bookings,
+    Clients,
+    Commissions,
+    Payments,
+    ResourceMappings,
+    ResourceQuery,
+    Resources,
+    Tokens,
+    UserMappings,
+    Users,
+    VenueMappings,
+)
+from booking_core.ports.services import (
+    Clock,
+    IdGenerator,
+    Outbox,
+    OutboxMessage,
+    PasswordHasher,
+    PaymentGateway,
+    ProviderIntent,
+)
+from booking_core.ports.unit_of_work import UnitOfWork
+
+__all__ = [
+    "BookingQuery",
+    "Bookings",
+    "Clients",
+    "Clock",
+    "Commissions",
+    "IdGenerator",
+    "IdempotencyRecord",
+    "IdempotencyRecords",
+    "Outbox",
+    "OutboxMessage",
+    "PasswordHasher",
+    "PaymentGateway",
+    "Payments",
+    "ProviderIntent",
+    "ResourceMappings",
+    "ResourceQuery",
+    "Resources",
+    "Tokens",
+    "UnitOfWork",
+    "UserMappings",
+    "Users",
+    "VenueMappings",
+]

@@ -1,0 +1,212 @@
+"""Storage ports, one per role, each with only what the use cases need."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from booking_core.accounts import (
+    ApprovalStatus,
+    Client,
+    Principal,
+    ResourceMapping,
+    User,
+    UserMapping,
+    VenueMapping,
+)
+from booking_core.booking import Booking
+from booking_core.catalog import Resource, Venue
+from booking_core.commission import Commission
+from booking_core.payments import Payment
+from booking_core.timerange import TimeRange
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResourceQuery:
+    """Filters of the resource listing; None means "any"."""
+
+    venue_id: int | None = None
+    venue_slug: str | None = None
+    activity_id: int | None = None
+    is_active: bool | None = True
+    is_bookable: bool | None = True
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BookingQuery:
+    """Filters of a booking listing. At least one of ``user_id``/``client_id`` is set by callers."""
+
+    user_id: str | None = None
+    client_id: int | None = None
+    starts_after: datetime | None = None
+    only_client_bookings: bool = False
+
+
+class Resources(Protocol):
+    """Read access to the catalog, and the per-resource lock that serializes booking."""
+
+    def get(self, resource_id: int) -> Resource | None:
+        """The resource with its venue, schedules and unavailable periods."""
+
+    def list(self, query: ResourceQuery) -> builtins.list[Resource]:
+        """Resources matching ``query``, ordered by venue then name."""
+
+    def for_venue(self, venue_id: int) -> builtins.list[Resource]:
+        """All resources of one venue, active or not."""
+
+    def get_venue(self, venue_id: int) -> Venue | None:
+        """One venue."""
+
+    def lock(self, resource_id: int) -> None:
+        """Hold an exclusive lock on the resource until the unit of work ends."""
+
+
+class Bookings(Protocol):
+    """Bookings and the queries that availability and the worker need."""
+
+    def add(self, booking: Booking) -> None:
+        """Store a new booking."""
+
+    def save(self, booking: Booking) -> None:
+        """Store a changed booking."""
+
+    def get(self, booking_id: str) -> Booking | None:
+        """One booking by id."""
+
+    def get_by_reference(self, reference_code: str) -> Booking | None:
+        """One booking by its reference code."""
+
+    def blocking(self, resource_id: int, span: TimeRange, now: datetime) -> builtins.list[Booking]:
+        """Bookings of the resource overlapping ``span`` that block time at ``now``."""
+
+    def list(self, query: BookingQuery) -> builtins.list[Booking]:
+        """Bookings matching ``query``, newest start first."""
+
+    def expired_holds(self, now: datetime, resource_id: int | None = None) -> builtins.list[Booking]:
+        """Pending bookings whose hold lapsed at or before ``now``."""
+
+    def ended(self, now: datetime) -> builtins.list[Booking]:
+        """Paid or confirmed bookings whose end has passed."""
+
+
+class Users(Protocol):
+    """People who book."""
+
+    def get(self, user_id: str) -> User | None:
+        """One user by id."""
+
+    def get_by_email(self, email: str) -> User | None:
+        """One user by email, compared case-insensitively."""
+
+    def add(self, user: User) -> None:
+        """Store a new user."""
+
+
+class Tokens(Protocol):
+    """API tokens, stored only as hashes."""
+
+    def add(self, token_hash: str, principal: Principal, created_at: datetime) -> None:
+        """Store a new token for a user or a client."""
+
+    def principal(self, token_hash: str) -> Principal | None:
+        """Who a live token belongs to."""
+
+    def revoke(self, token_hash: str) -> None:
+        """Make a token unusable."""
+
+
+class Clients(Protocol):
+    """Partner applications."""
+
+    def get(self, client_id: int) -> Client | None:
+        """One client by id."""
+
+
+class UserMappings(Protocol):
+    """Clients' ids for users."""
+
+    def get(self, client_id: int, external_id: str) -> UserMapping | None:
+        """The mapping of one external id."""
+
+    def for_user(self, client_id: int, user_id: str) -> UserMapping | None:
+        """The client's mapping of one of our users."""
+
+    def add(self, mapping: UserMapping) -> None:
+        """Store a new mapping."""
+
+    def list(
+        self, client_id: int, *, is_active: bool | None, limit: int, offset: int
+    ) -> builtins.list[UserMapping]:
+        """The client's mappings ordered by creation then id."""
+
+
+class ResourceMappings(Protocol):
+    """Clients' ids for resources."""
+
+    def get(self, client_id: int, external_id: str) -> ResourceMapping | None:
+        """The mapping of one external id."""
+
+    def add(self, mapping: ResourceMapping) -> None:
+        """Store a new mapping."""
+
+    def list(self, client_id: int) -> builtins.list[ResourceMapping]:
+        """The client's mappings ordered by creation then id."""
+
+
+class VenueMappings(Protocol):
+    """Clients' ids for venues, with the operator's approval."""
+
+    def get(self, client_id: int, external_id: str) -> VenueMapping | None:
+        """The mapping of one external id."""
+
+    def get_by_id(self, mapping_id: str) -> VenueMapping | None:
+        """One mapping by its own id (operator commands)."""
+
+    def add(self, mapping: VenueMapping) -> None:
+        """Store a new mapping."""
+
+    def save(self, mapping: VenueMapping) -> None:
+        """Store a changed mapping."""
+
+    def list(
+        self, client_id: int | None, approval_status: ApprovalStatus | None
+    ) -> builtins.list[VenueMapping]:
+        """Mappings of one client (or all for None) ordered by creation then id."""
+
+
+class Commissions(Protocol):
+    """Clients' commission records."""
+
+    def add(self, commission: Commission) -> None:
+        """Store a new record."""
+
+    def save(self, commission: Commission) -> None:
+        """Store a changed record."""
+
+    def for_booking(self, booking_id: str) -> Commission | None:
+        """The record of one booking."""
+
+    def list(self, *, client_id: int | None, month: str) -> builtins.list[Commission]:
+        """Records of one month, for one client or all."""
+
+
+class Payments(Protocol):
+    """Payment intents and their outcome, and the provider events already handled."""
+
+    def add(self, payment: Payment) -> None:
+        """Store a new payment."""
+
+    def save(self, payment: Payment) -> None:
+        """Store a changed payment."""
+
+    def for_booking(self, booking_id: str) -> Sequence[Payment]:
+        """Payments of one booking, oldest first."""
+
+    def by_intent(self, payment_intent_id: str) -> Payment | None:
+        """The payment of one provider intent."""
+
+    def mark_event_processed(self, event_id: str, processed_at: datetime) -> bool:
+        """Record an inbound event id; False when it was recorded before."""

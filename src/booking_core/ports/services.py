@@ -1,0 +1,90 @@
+"""Ports for what the domain asks of the world outside storage."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+
+class Clock(Protocol):
+    """Where the domain reads "now"; always timezone-aware."""
+
+    def now(self) -> datetime:
+        """The current instant."""
+
+
+class IdGenerator(Protocol):
+    """New identifiers, tokens and booking reference codes."""
+
+    def new_id(self) -> str:
+        """A new UUID string."""
+
+    def reference_code(self) -> str:
+        """A new 8-character Crockford base32 code."""
+
+    def new_token(self) -> str:
+        """A new unguessable API token."""
+
+
+class PasswordHasher(Protocol):
+    """One-way password hashing (Argon2 or scrypt)."""
+
+    def hash(self, password: str) -> str:
+        """A salted hash of ``password``."""
+
+    def verify(self, password_hash: str, password: str) -> bool:
+        """True when ``password`` matches ``password_hash``."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProviderIntent:
+    """A payment intent as the provider reports it."""
+
+    id: str
+    client_secret: str
+    amount_minor: int
+    currency: str
+    status: str
+
+
+class PaymentGateway(Protocol):
+    """The payment provider."""
+
+    provider_name: str
+    publishable_key: str
+
+    def create_intent(
+        self,
+        *,
+        amount_minor: int,
+        currency: str,
+        booking_id: str,
+        idempotency_key: str,
+        destination_account: str | None,
+    ) -> ProviderIntent:
+        """Open a payment intent; raises PaymentProviderError when the provider fails."""
+
+    def retrieve_intent(self, intent_id: str) -> ProviderIntent:
+        """The current state of an intent."""
+
+    def refund(self, intent_id: str, *, idempotency_key: str) -> str:
+        """Refund a succeeded intent in full; returns the refund id."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OutboxMessage:
+    """Something to send after the transaction commits (for now: email)."""
+
+    id: str
+    kind: str
+    payload: Mapping[str, Any] = field(default_factory=dict)
+    created_at: datetime
+
+
+class Outbox(Protocol):
+    """Messages written in the same transaction as the state change they report."""
+
+    def add(self, message: OutboxMessage) -> None:
+        """Queue a message for the worker."""

@@ -1,0 +1,135 @@
+"""Tokens, direct-user accounts, and who a request acts for."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from booking_core.accounts import Actor, Language, Principal, User
+from booking_core.errors import BadRequest, MappingNotFound, NotAuthenticated, ValidationFailed
+from booking_core.usecases.deps import Deps
+
+MIN_PASSWORD_LENGTH = 10
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+
+
+def hash_token(token: str) -> str:
+    """The stored form of an API token (tokens are random, so a plain SHA-256 suffices)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def normalize_email(email: str) -> str:
+    """Email as stored and compared: trimmed, lower-case; raises on a malformed address."""
+    cleaned = email.strip().lower()
+    if not _EMAIL.match(cleaned):
+        raise ValidationFailed("Enter a valid email address.", field="email")
+    return cleaned
+
+
+def parse_language(language: str | None) -> Language:
+    """``de`` (the default) or ``en``."""
+    if not language:
+        return Language.DE
+    try:
+        return Language(language)
+    except ValueError:
+        raise ValidationFailed("Language must be 'de' or 'en'.", field="language") from None
+
+
+def register_user(
+    deps: Deps, *, email: str, password: str, first_name: str = "", last_name: str = "", language: str | None
+) -> tuple[User, str]:
+    """Create a direct user with a password and return it with a fresh token."""
+    email = normalize_email(email)
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise ValidationFailed(
+            f"Password must be at least {MIN_PASSWORD_LENGTH} characters long.", field="password"
+        )
+    lang = parse_language(language)
+    with deps.uow() as uow:
+        if uow.users.get_by_email(email) is not None:
+            raise ValidationFailed("A user with this email already exists.", field="email")
+        now = deps.clock.now()
+        user = User(
+            id=deps.ids.new_id(),
+            email=email,
+            first_name=first_name,
+            last_name=last_name,
+            language=lang,
+            password_hash=deps.passwords.hash(password),
+            created_at=now,
+        )
+        uow.users.add(user)
+        token = deps.ids.new_token()
+        uow.tokens.add(hash_token(token), Principal(user_id=user.id), now)
+        uow.commit()
+    return user, token
+
+
+def obtain_token(deps: Deps, *, email: str, password: str) -> str:
+    """A new token for a user whose password matches."""
+    with deps.uow() as uow:
+        user = uow.users.get_by_email(email.strip().lower())
+        if (
+            user is None
+            or not user.is_active
+            or user.password_hash is None
+            or not deps.passwords.verify(user.password_hash, password)
+        ):
+            raise ValidationFailed("Unable to log in with the provided credentials.")
+        token = deps.ids.new_token()
+        uow.tokens.add(hash_token(token), Principal(user_id=user.id), deps.clock.now())
+        uow.commit()
+    return token
+
+
+def logout(deps: Deps, token: str) -> None:
+    """Revoke the token the request was made with."""
+    with deps.uow() as uow:
+        uow.tokens.revoke(hash_token(token))
+        uow.commit()
+
+
+def authenticate(deps: Deps, token: str | None) -> Principal:
+    """The principal behind ``token``; raises NotAuthenticated when missing or unknown."""
+    if not token:
+        raise NotAuthenticated("Authentication credentials were not provided.")
+    with deps.uow() as uow:
+        principal = uow.tokens.principal(hash_token(token))
+    if principal is None:
+        raise NotAuthenticated("Invalid token.")
+    return principal
+
+
+def resolve_actor(
+    deps: Deps,
+    principal: Principal,
+    *,
+    user_id: str | None,
+    external_user_id: str | None,
+    required: bool,
+) -> Actor:
+    """Who the request acts for.
+
+    A user token acts for its user. A client token acts for the user named by exactly one of
+    ``X-User-ID``/``X-User-External-ID``, who must be mapped to the client; without a header it
+    acts for the client as a whole, which only listings accept (``required=False``).
+    """
+    if principal.client_id is None:
+        return Actor(user_id=principal.user_id)
+    if user_id and external_user_id:
+        raise BadRequest("send exactly one of X-User-ID or X-User-External-ID")
+    if not user_id and not external_user_id:
+        if required:
+            raise BadRequest("user identification required")
+        return Actor(user_id=None, client_id=principal.client_id)
+    with deps.uow() as uow:
+        if external_user_id:
+            mapping = uow.user_mappings.get(principal.client_id, external_user_id)
+        else:
+            mapping = uow.user_mappings.for_user(principal.client_id, user_id or "")
+    if mapping is None or not mapping.is_active:
+        raise MappingNotFound(
+            "no user found for that external_id" if external_user_id else "no user found for that user id"
+        )
+    return Actor(user_id=mapping.user_id, client_id=principal.client_id, external_user_id=mapping.external_id)

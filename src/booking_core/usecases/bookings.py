@@ -1,0 +1,154 @@
+"""Creating, reading and cancelling bookings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from booking_core.accounts import Actor
+from booking_core.booking import Booking, CancellationReason
+from booking_core.errors import BadRequest, NotFound, PermissionDenied, ValidationFailed
+from booking_core.payments import PaymentStatus
+from booking_core.ports import BookingQuery, UnitOfWork
+from booking_core.pricing import quote
+from booking_core.rules import validate_booking
+from booking_core.timerange import TimeRange
+from booking_core.usecases.browse import current_demand, load_available, resolve_resource_id
+from booking_core.usecases.deps import Deps
+from booking_core.usecases.views import BookingView, booking_view, can_act, can_see
+
+# Blocking bookings this far around a new booking are enough for the gap rule's free block.
+_NEIGHBOURHOOD = timedelta(days=2)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewBooking:
+    """A request to book: exactly one of ``resource_id``/``resource_external_id``."""
+
+    resource_id: int | None = None
+    resource_external_id: str | None = None
+    start: datetime
+    end: datetime
+    participant_count: int = 1
+    notes: str = ""
+
+
+def expire_stale_holds(uow: UnitOfWork, now: datetime, resource_id: int | None = None) -> int:
+    """Cancel pending bookings whose hold lapsed, so their time is free again."""
+    expired = uow.bookings.expired_holds(now, resource_id)
+    for booking in expired:
+        uow.bookings.save(booking.expire(now))
+    return len(expired)
+
+
+def create_booking(deps: Deps, actor: Actor, cmd: NewBooking) -> BookingView:
+    """Validate and store a pending booking that holds its slot for ``deps.hold_minutes``.
+
+    The resource is locked for the transaction, so concurrent requests are checked one after
+    another and the gap rule holds across them; the storage's constraint is the last guard.
+    """
+    if actor.user_id is None:
+        raise BadRequest("user identification required")
+    now = deps.clock.now()
+    with deps.uow() as uow:
+        rid = resolve_resource_id(uow, cmd.resource_id, cmd.resource_external_id, actor.client_id)
+        resource = load_available(uow, rid)
+        span = TimeRange(cmd.start, cmd.end) if cmd.end > cmd.start else None
+        if span is None:
+            raise ValidationFailed("End time must be after start time.", field="end_datetime")
+        uow.resources.lock(resource.id)
+        expire_stale_holds(uow, now, resource.id)
+        around = TimeRange(span.start - _NEIGHBOURHOOD, span.end + _NEIGHBOURHOOD)
+        blocking = [b.span for b in uow.bookings.blocking(resource.id, around, now)]
+        validate_booking(resource, span, participant_count=cmd.participant_count, blocking=blocking, now=now)
+        demand = current_demand(uow, resource, now) if resource.dynamic_pricing.enabled else Decimal(0)
+        price = quote(resource, span, participants=cmd.participant_count, demand=demand)
+        booking = Booking(
+            id=deps.ids.new_id(),
+            reference_code=deps.ids.reference_code(),
+            resource_id=resource.id,
+            user_id=actor.user_id,
+            client_id=actor.client_id,
+            start=span.start,
+            end=span.end,
+            participant_count=cmd.participant_count,
+            price_per_unit=price.price_per_unit,
+            pricing_unit=price.pricing_unit,
+            total_price=price.total,
+            currency=resource.currency,
+            notes=cmd.notes,
+            hold_expires_at=now + timedelta(minutes=deps.hold_minutes),
+            created_at=now,
+            updated_at=now,
+        )
+        uow.bookings.add(booking)
+        view = booking_view(uow, booking, now)
+        uow.commit()
+    return view
+
+
+def list_bookings(deps: Deps, actor: Actor, *, upcoming: bool = False) -> list[BookingView]:
+    """The caller's bookings: a user's own, or those made through a client (for one user if named)."""
+    now = deps.clock.now()
+    query = BookingQuery(
+        user_id=actor.user_id,
+        client_id=actor.client_id,
+        starts_after=now if upcoming else None,
+        only_client_bookings=actor.client_id is not None,
+    )
+    with deps.uow() as uow:
+        found = uow.bookings.list(query)
+        views = [booking_view(uow, b, now) for b in found if can_see(actor, b)]
+    return [v for v in views if v.is_upcoming] if upcoming else views
+
+
+def get_booking(deps: Deps, actor: Actor, booking_id: str) -> BookingView:
+    """One booking the caller may see; others read as not found."""
+    now = deps.clock.now()
+    with deps.uow() as uow:
+        booking = uow.bookings.get(booking_id)
+        if booking is None or not can_see(actor, booking):
+            raise NotFound("Booking not found.")
+        return booking_view(uow, booking, now)
+
+
+def owned_booking(uow: UnitOfWork, actor: Actor, booking_id: str) -> Booking:
+    """The booking if the caller may act on it: 404 when unknown, 403 when someone else's."""
+    booking = uow.bookings.get(booking_id)
+    if booking is None:
+        raise NotFound("Booking not found.")
+    if not can_act(actor, booking):
+        raise PermissionDenied()
+    return booking
+
+
+def parse_reason(reason: str | None) -> CancellationReason:
+    """A caller-given cancellation reason (``expired`` is reserved for the system)."""
+    if not reason:
+        return CancellationReason.USER_REQUEST
+    allowed = {CancellationReason.USER_REQUEST, CancellationReason.WEATHER, CancellationReason.OTHER}
+    if reason not in allowed:
+        raise ValidationFailed("Reason must be one of user_request, weather, other.", field="reason")
+    return CancellationReason(reason)
+
+
+def cancel_booking(
+    deps: Deps, actor: Actor, booking_id: str, *, reason: str | None = None, notes: str = ""
+) -> BookingView:
+    """Cancel the caller's booking; a paid one is refunded through the provider."""
+    cause = parse_reason(reason)
+    now = deps.clock.now()
+    with deps.uow() as uow:
+        booking = owned_booking(uow, actor, booking_id)
+        resource = uow.resources.get(booking.resource_id)
+        deadline = resource.cancellation_deadline_hours if resource else 0
+        cancelled = booking.cancel(now, cause, notes, deadline_hours=deadline)
+        uow.bookings.save(cancelled)
+        for payment in uow.payments.for_booking(booking.id):
+            if payment.status is PaymentStatus.SUCCEEDED:
+                deps.payments.refund(payment.payment_intent_id, idempotency_key=f"refund-{booking.id}")
+                uow.payments.save(replace(payment, status=PaymentStatus.REFUND_PENDING))
+        view = booking_view(uow, cancelled, now)
+        uow.commit()
+    return view

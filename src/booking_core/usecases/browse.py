@@ -1,0 +1,161 @@
+"""Browsing: resources, their details and availability."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
+
+from booking_core.availability import (
+    AvailableRange,
+    BookedSlot,
+    RawAvailability,
+    available_ranges,
+    raw_availability,
+)
+from booking_core.catalog import Resource
+from booking_core.errors import BadRequest, NotFound, ValidationFailed
+from booking_core.ports import ResourceQuery, UnitOfWork
+from booking_core.pricing import DEMAND_WINDOW, demand_level
+from booking_core.timerange import TimeRange
+from booking_core.usecases.deps import Deps
+
+MAX_RANGE_DAYS = 31
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResourceDetail:
+    """A resource with its current demand level (0 to 1)."""
+
+    resource: Resource
+    demand_level: Decimal
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AvailabilityView:
+    """Free, bookable ranges of one resource over a date range."""
+
+    resource: Resource
+    start_date: date
+    end_date: date
+    ranges: list[AvailableRange]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RawAvailabilityView:
+    """Windows, booked slots and closures of one resource over a date range."""
+
+    resource: Resource
+    start_date: date
+    end_date: date
+    raw: RawAvailability
+
+
+def parse_date_range(start: str | None, end: str | None) -> tuple[date, date]:
+    """Validate the availability query: both dates, ``end`` not before ``start``, at most 31 days."""
+    if not start or not end:
+        raise BadRequest("start_date and end_date are required (YYYY-MM-DD).")
+    try:
+        start_date, end_date = date.fromisoformat(start), date.fromisoformat(end)
+    except ValueError:
+        raise BadRequest("start_date and end_date must be dates in the form YYYY-MM-DD.") from None
+    if end_date < start_date:
+        raise BadRequest("end_date must not be before start_date.")
+    if (end_date - start_date).days > MAX_RANGE_DAYS:
+        raise BadRequest(f"end_date may be at most {MAX_RANGE_DAYS} days after start_date.")
+    return start_date, end_date
+
+
+def local_span(resource: Resource, start_date: date, end_date: date) -> TimeRange:
+    """The instants of the local dates ``start_date``..``end_date`` (inclusive), with a day's margin."""
+    tz = resource.tz
+    start = datetime.combine(start_date - timedelta(days=1), time(), tz)
+    end = datetime.combine(end_date + timedelta(days=2), time(), tz)
+    return TimeRange(start, end)
+
+
+def load_available(uow: UnitOfWork, resource_id: int) -> Resource:
+    """The resource if it exists and can be browsed; NotFound otherwise."""
+    resource = uow.resources.get(resource_id)
+    if resource is None or not resource.is_available:
+        raise NotFound("Resource not found.")
+    return resource
+
+
+def current_demand(uow: UnitOfWork, resource: Resource, now: datetime) -> Decimal:
+    """Share of the next seven days' bookable time that is blocked already."""
+    upcoming = uow.bookings.blocking(resource.id, TimeRange(now, now + DEMAND_WINDOW), now)
+    return demand_level(resource, blocking=[b.span for b in upcoming], now=now)
+
+
+def list_resources(deps: Deps, query: ResourceQuery) -> list[Resource]:
+    """Resources matching the filters (active and bookable unless asked otherwise)."""
+    with deps.uow() as uow:
+        return uow.resources.list(query)
+
+
+def get_resource(deps: Deps, resource_id: int) -> ResourceDetail:
+    """One browsable resource with its demand level."""
+    with deps.uow() as uow:
+        resource = load_available(uow, resource_id)
+        return ResourceDetail(resource=resource, demand_level=current_demand(uow, resource, deps.clock.now()))
+
+
+def get_availability(
+    deps: Deps,
+    *,
+    resource_id: int | None,
+    resource_external_id: str | None,
+    client_id: int | None,
+    start_date: str | None,
+    end_date: str | None,
+) -> AvailabilityView:
+    """Free ranges: windows minus bookings and closures, trimmed by the lead-time limits."""
+    first, last = parse_date_range(start_date, end_date)
+    now = deps.clock.now()
+    with deps.uow() as uow:
+        rid = resolve_resource_id(uow, resource_id, resource_external_id, client_id)
+        resource = load_available(uow, rid)
+        blocked = uow.bookings.blocking(resource.id, local_span(resource, first, last), now)
+        demand = current_demand(uow, resource, now) if resource.dynamic_pricing.enabled else Decimal(0)
+    ranges = available_ranges(
+        resource, first, last, blocking=[b.span for b in blocked], now=now, demand=demand
+    )
+    return AvailabilityView(resource=resource, start_date=first, end_date=last, ranges=ranges)
+
+
+def get_raw_availability(
+    deps: Deps, resource_id: int, start_date: str | None, end_date: str | None
+) -> RawAvailabilityView:
+    """Windows, booked slots and unavailable periods, unmerged."""
+    first, last = parse_date_range(start_date, end_date)
+    now = deps.clock.now()
+    with deps.uow() as uow:
+        resource = load_available(uow, resource_id)
+        blocked = uow.bookings.blocking(resource.id, local_span(resource, first, last), now)
+    booked = [BookedSlot(start=b.start, end=b.end, booking_id=b.id) for b in blocked]
+    raw = raw_availability(resource, first, last, booked=booked)
+    return RawAvailabilityView(resource=resource, start_date=first, end_date=last, raw=raw)
+
+
+def resolve_resource_id(
+    uow: UnitOfWork, resource_id: int | None, resource_external_id: str | None, client_id: int | None
+) -> int:
+    """The internal id named by exactly one of ``resource_id`` and a client's external id."""
+    if resource_external_id is not None:
+        if resource_id is not None:
+            raise ValidationFailed("Provide exactly one of resource or resource_external_id.")
+        if client_id is None:
+            raise ValidationFailed(
+                "resource_external_id can only be used with a client token.", field="resource_external_id"
+            )
+        mapping = uow.resource_mappings.get(client_id, resource_external_id)
+        if mapping is None or not mapping.is_active:
+            raise ValidationFailed(
+                f"No resource is mapped to external id '{resource_external_id}'.",
+                field="resource_external_id",
+            )
+        return mapping.resource_id
+    if resource_id is None:
+        raise ValidationFailed("Provide exactly one of resource or resource_external_id.")
+    return resource_id

@@ -1,0 +1,70 @@
+"""Read models the use cases return: a booking with what its representations need."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from booking_core.accounts import Actor, Client
+from booking_core.booking import Booking
+from booking_core.catalog import Resource
+from booking_core.errors import NotFound
+from booking_core.payments import Payment
+from booking_core.ports import UnitOfWork
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BookingView:
+    """A booking with its resource (and venue), latest payment and client."""
+
+    booking: Booking
+    resource: Resource
+    payment: Payment | None
+    client: Client | None
+    external_user_id: str | None
+    now: datetime
+
+    @property
+    def can_cancel(self) -> bool:
+        """Whether the owner may still cancel."""
+        return self.booking.can_cancel(self.now, self.resource.cancellation_deadline_hours)
+
+    @property
+    def is_upcoming(self) -> bool:
+        """Whether the booking is live and lies ahead."""
+        return self.booking.is_upcoming(self.now)
+
+
+def booking_view(uow: UnitOfWork, booking: Booking, now: datetime) -> BookingView:
+    """Assemble the view of ``booking`` inside an open unit of work."""
+    resource = uow.resources.get(booking.resource_id)
+    if resource is None:  # the catalog never deletes resources that have bookings
+        raise NotFound("Resource not found.")
+    payments = uow.payments.for_booking(booking.id)
+    client = uow.clients.get(booking.client_id) if booking.client_id is not None else None
+    external = None
+    if client is not None:
+        mapping = uow.user_mappings.for_user(client.id, booking.user_id)
+        external = mapping.external_id if mapping else None
+    return BookingView(
+        booking=booking,
+        resource=resource,
+        payment=payments[-1] if payments else None,
+        client=client,
+        external_user_id=external,
+        now=now,
+    )
+
+
+def can_see(actor: Actor, booking: Booking) -> bool:
+    """Object-level authorization: a client sees only its bookings, a user only their own."""
+    if actor.client_id is not None:
+        if booking.client_id != actor.client_id:
+            return False
+        return actor.user_id is None or booking.user_id == actor.user_id
+    return actor.user_id is not None and booking.user_id == actor.user_id
+
+
+def can_act(actor: Actor, booking: Booking) -> bool:
+    """Whether ``actor`` may change ``booking``: its owner, directly or through its client."""
+    return actor.user_id is not None and can_see(actor, booking)
