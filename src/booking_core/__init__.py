@@ -1,1 +1,94 @@
-"""booking_core: the pure domain of the booking service (standard library only)."""
+"""booking_core: the pure domain of the booking service (standard library only).
+
+The names below are the stable public API; submodules hold the details.
+
+Example::
+
+    from booking_core import available_ranges, quote, validate_booking
+"""
+
+from booking_core.accounts import Actor, ApprovalStatus, Client, Language, Principal, User
+from booking_core.availability import (
+    AvailableRange,
+    BookedSlot,
+    RawAvailability,
+    available_ranges,
+    raw_availability,
+)
+from booking_core.booking import BLOCKING_STATUSES, Booking, BookingStatus, CancellationReason
+from booking_core.catalog import (
+    ActivityType,
+    DynamicPricing,
+    PriceUnit,
+    Resource,
+    Schedule,
+    TimeSlot,
+    UnavailablePeriod,
+    Venue,
+)
+from booking_core.commission import Commission, CommissionStatus, commission_amount, commission_month
+from booking_core.errors import (
+    BadRequest,
+    DomainError,
+    Forbidden,
+    InvalidTransition,
+    NotFound,
+    PermissionDenied,
+    SlotUnavailable,
+    ValidationFailed,
+)
+from booking_core.pricing import Quote, demand_level, dynamic_price, quote
+from booking_core.rules import booking_span, gap_violation, validate_booking
+from booking_core.schedule import Window, expand_windows
+from booking_core.timerange import TimeRange, intersect, merge, subtract
+
+__all__ = [
+    "BLOCKING_STATUSES",
+    "ActivityType",
+    "Actor",
+    "ApprovalStatus",
+    "AvailableRange",
+    "BadRequest",
+    "BookedSlot",
+    "Booking",
+    "BookingStatus",
+    "CancellationReason",
+    "Client",
+    "Commission",
+    "CommissionStatus",
+    "DomainError",
+    "DynamicPricing",
+    "Forbidden",
+    "InvalidTransition",
+    "Language",
+    "NotFound",
+    "PermissionDenied",
+    "PriceUnit",
+    "Principal",
+    "Quote",
+    "RawAvailability",
+    "Resource",
+    "Schedule",
+    "SlotUnavailable",
+    "TimeRange",
+    "TimeSlot",
+    "UnavailablePeriod",
+    "User",
+    "ValidationFailed",
+    "Venue",
+    "Window",
+    "available_ranges",
+    "booking_span",
+    "commission_amount",
+    "commission_month",
+    "demand_level",
+    "dynamic_price",
+    "expand_windows",
+    "gap_violation",
+    "intersect",
+    "merge",
+    "quote",
+    "raw_availability",
+    "subtract",
+    "validate_booking",
+]

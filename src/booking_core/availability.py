@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from booking_core.catalog import Resource, UnavailablePeriod
+from booking_core.localtime import local_instant, next_aligned
 from booking_core.pricing import dynamic_price, slot_prices
-from booking_core.schedule import Window, blocked_time, expand_windows, local_instant, next_aligned
+from booking_core.schedule import Window, blocked_time, expand_windows
 from booking_core.timerange import TimeRange, subtract
 
 
@@ -87,19 +88,17 @@ def _split_by_window(
             k += 1
 
 
+def _traits(window: Window) -> tuple[object, ...]:
+    return window.date, window.price_per_unit, window.slot.pricing_unit, window.label
+
+
 def _join_alike(pieces: Iterator[tuple[Window, TimeRange]]) -> Iterator[tuple[Window, TimeRange]]:
     """Touching pieces on one date with the same price, unit and label, joined."""
     current: tuple[Window, TimeRange] | None = None
     for window, part in pieces:
         if current is not None:
             first, joined = current
-            alike = (first.date, first.price_per_unit, first.slot.pricing_unit, first.label) == (
-                window.date,
-                window.price_per_unit,
-                window.slot.pricing_unit,
-                window.label,
-            )
-            if alike and joined.end == part.start:
+            if _traits(first) == _traits(window) and joined.end == part.start:
                 current = (first, TimeRange(joined.start, part.end))
                 continue
             yield current

@@ -15,7 +15,8 @@ from fractions import Fraction
 
 from booking_core.catalog import DynamicPricing, PriceUnit, Resource
 from booking_core.errors import ValidationFailed
-from booking_core.schedule import Window, blocked_time, expand_windows, next_aligned
+from booking_core.localtime import next_aligned
+from booking_core.schedule import Window, blocked_time, expand_windows
 from booking_core.timerange import TimeRange, intersect, subtract
 
 DEMAND_WINDOW = dt.timedelta(days=7)

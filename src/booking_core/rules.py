@@ -21,7 +21,8 @@ from collections.abc import Sequence
 
 from booking_core.catalog import Resource
 from booking_core.errors import SlotUnavailable, ValidationFailed
-from booking_core.schedule import Window, blocked_time, expand_windows, is_aligned
+from booking_core.localtime import is_aligned
+from booking_core.schedule import Window, blocked_time, expand_windows
 from booking_core.timerange import TimeRange, merge, subtract
 
 _MINUTE = dt.timedelta(minutes=1)

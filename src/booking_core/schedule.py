@@ -1,15 +1,8 @@
 """Opening windows: a resource's schedules expanded into absolute time, day by local day.
 
-Local wall-clock times become instants with :func:`local_instant`, which reads a wall time as "the
-first instant at which the venue's clock shows this time or later":
-
-* an ordinary time maps to its one instant;
-* a time repeated when clocks fall back maps to its first occurrence (``fold=0``), for starts and
-  ends alike. The mapping never runs backwards, so windows of one day never overlap and nothing is
-  counted twice: 01:00-04:00 on 2026-10-25 in Europe/Berlin lasts 4 hours, the repeated hour once
-  each time it occurs; a window ending at 02:30 stops at the first 02:30;
-* a time skipped when clocks spring forward maps to the first instant after the gap, so a window
-  covers the wall-clock hours that exist: 01:00-04:00 on 2026-03-29 in Europe/Berlin lasts 2 hours.
+Wall-clock times become instants with :func:`booking_core.localtime.local_instant`: on a day that
+changes clocks a window covers the wall-clock hours that exist, and nothing is counted twice
+(01:00-04:00 lasts 2 hours on 2026-03-29 and 4 hours on 2026-10-25 in Europe/Berlin).
 """
 
 from __future__ import annotations
@@ -22,10 +15,10 @@ from operator import attrgetter
 from zoneinfo import ZoneInfo
 
 from booking_core.catalog import Resource, Schedule, TimeSlot
+from booking_core.localtime import local_instant
 from booking_core.timerange import TimeRange
 
 _MIDNIGHT = dt.time(0)
-_DAY_MINUTES = 24 * 60
 _BY_START = attrgetter("start", "end")
 
 
@@ -52,60 +45,6 @@ class Window:
     def label(self) -> str:
         """The time slot's label, e.g. ``Peak``; may be empty."""
         return self.slot.label
-
-
-def local_instant(day: dt.date, wall: dt.time, tz: ZoneInfo) -> dt.datetime:
-    """The first instant (in UTC) at which the local clock on ``day`` shows ``wall`` or later.
-
-    Args:
-        day: The local date.
-        wall: The local wall-clock time; its own ``tzinfo`` and ``fold`` are ignored.
-        tz: The venue's timezone.
-
-    Returns:
-        An aware UTC datetime; for a time inside a spring-forward gap, the end of the gap.
-    """
-    naive = dt.datetime.combine(day, wall.replace(tzinfo=None, fold=0))
-    first = naive.replace(tzinfo=tz).astimezone(dt.UTC)
-    if first.astimezone(tz).replace(tzinfo=None) == naive:
-        return first
-    # Skipped time: fold=0 and fold=1 bracket the transition; find it to the second.
-    before = naive.replace(tzinfo=tz, fold=1).astimezone(dt.UTC)
-    lo, hi = min(before, first), max(before, first)
-    while hi - lo > dt.timedelta(seconds=1):
-        mid = lo + (hi - lo) // 2
-        if mid.astimezone(tz).replace(tzinfo=None) >= naive:
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
-def local_minutes(instant: dt.datetime, tz: ZoneInfo) -> tuple[int, bool]:
-    """Minutes since local midnight on the venue's clock, and whether ``instant`` is a whole minute."""
-    local = instant.astimezone(tz)
-    return local.hour * 60 + local.minute, local.second == 0 and local.microsecond == 0
-
-
-def is_aligned(instant: dt.datetime, tz: ZoneInfo, interval_minutes: int) -> bool:
-    """True when the local wall clock shows a whole minute divisible by ``interval_minutes``."""
-    minutes, whole = local_minutes(instant, tz)
-    return whole and minutes % interval_minutes == 0
-
-
-def next_aligned(instant: dt.datetime, tz: ZoneInfo, interval_minutes: int) -> dt.datetime:
-    """The first instant at or after ``instant`` where a booking may start (see :func:`is_aligned`)."""
-    current = instant.astimezone(dt.UTC)
-    local = current.astimezone(tz)
-    if local.second or local.microsecond:
-        current += dt.timedelta(seconds=60 - local.second, microseconds=-local.microsecond)
-    while True:
-        minutes, _ = local_minutes(current, tz)
-        remainder = minutes % interval_minutes
-        if remainder == 0:
-            return current
-        # never step past local midnight, which is always aligned
-        current += dt.timedelta(minutes=min(interval_minutes - remainder, _DAY_MINUTES - minutes))
 
 
 def schedule_for_date(resource: Resource, day: dt.date) -> Schedule | None:

@@ -47,7 +47,7 @@ class TimeRange:
 
     def overlaps(self, other: TimeRange) -> bool:
         """True when the two ranges share at least one instant."""
-        return self.start < other.end and other.start < self.end
+        return self.start < other.end and other.start < self.end and not (self.is_empty or other.is_empty)
 
     def contains(self, other: TimeRange) -> bool:
         """True when ``other`` lies wholly inside this range."""

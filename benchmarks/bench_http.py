@@ -1,0 +1,266 @@
+"""HTTP benchmark: the API on PostgreSQL with 2 workers, against two floors from the same server.
+
+Measures requests/s and p50/p99 latency for
+  * GET /api/v1/                              trivial JSON (floor 1)
+  * GET /health                               one SELECT 1 through the same pool (floor 2)
+  * GET /api/v1/resources/{id}/availability/  31 days, 200 bookings on the resource
+  * POST /api/v1/bookings/                    each request a fresh, valid slot
+and resident memory per worker after the run. Targets (issue 3): availability >= 50% of the
+SELECT-1 floor, booking creation >= 30%, RSS < 200 MB per worker. Exits 1 when one is missed.
+
+Run: ``make bench-http`` (needs PostgreSQL at BOOKING_TEST_POSTGRES_URL).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tests.support.postgres import temporary_database  # noqa: E402
+
+BOOKING = str(ROOT / ".venv" / "bin" / "booking")
+CONCURRENCY = 16
+DURATION_S = 6.0
+TZ = ZoneInfo("Europe/Berlin")
+USER_TOKEN = "bench-user-token"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def catalog() -> dict[str, object]:
+    all_day = [{"start_time": "00:00:00", "end_time": "00:00:00", "price_per_unit": "20.00"}]
+    resource = {
+        "capacity": 4,
+        "base_price": "20.00",
+        "currency": "EUR",
+        "price_unit": "hour",
+        "booking_interval_minutes": 60,
+        "min_booking_duration_minutes": 60,
+        "max_booking_duration_minutes": 120,
+        "prevent_unbookable_gaps": False,
+        "max_advance_booking_days": 365,
+        "schedules": [{"day_of_week": d, "time_slots": all_day} for d in range(1, 8)],
+    }
+    return {
+        "venues": [
+            {
+                "slug": "bench",
+                "name": "Bench Arena",
+                "venue_type": "sports_hall",
+                "street_address": "Benchstrasse 1",
+                "city": "Berlin",
+                "postal_code": "10115",
+                "country": "DE",
+                "latitude": "52.52",
+                "longitude": "13.40",
+                "timezone": "Europe/Berlin",
+                "operator_email": "ops@bench.example",
+                "resources": [{"name": "Court A", **resource}, {"name": "Court B", **resource}],
+            }
+        ],
+        "users": [
+            {"email": "bench@example.com", "first_name": "Ben", "last_name": "Ch", "token": USER_TOKEN}
+        ],
+        "clients": [],
+    }
+
+
+def hourly_slots(first_day: date, days: int) -> Iterator[tuple[str, str]]:
+    for d in range(days):
+        for hour in range(24):
+            start = datetime.combine(first_day + timedelta(days=d), datetime.min.time(), TZ).replace(
+                hour=hour
+            )
+            yield start.isoformat(), (start + timedelta(hours=1)).isoformat()
+
+
+class Client:
+    """One keep-alive connection per thread."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.local = threading.local()
+
+    def request(self, method: str, path: str, body: object | None = None) -> tuple[int, bytes]:
+        conn = getattr(self.local, "conn", None)
+        if conn is None:
+            conn = self.local.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        headers = {"Authorization": f"Token {USER_TOKEN}", "Content-Type": "application/json"}
+        payload = json.dumps(body).encode() if body is not None else None
+        try:
+            conn.request(method, path, body=payload, headers=headers)
+            response = conn.getresponse()
+            return response.status, response.read()
+        except (http.client.HTTPException, OSError):
+            self.local.conn = None
+            raise
+
+
+def load(
+    client: Client, make_request: Callable[[], tuple[str, str, object | None]], expect: int
+) -> dict[str, float]:
+    latencies: list[float] = []
+    errors = 0
+    lock = threading.Lock()
+    deadline = time.perf_counter() + DURATION_S
+
+    def worker() -> None:
+        nonlocal errors
+        mine: list[float] = []
+        bad = 0
+        while time.perf_counter() < deadline:
+            method, path, body = make_request()
+            t0 = time.perf_counter()
+            status, _ = client.request(method, path, body)
+            mine.append(time.perf_counter() - t0)
+            bad += status != expect
+        with lock:
+            latencies.extend(mine)
+            errors += bad
+
+    threads = [threading.Thread(target=worker) for _ in range(CONCURRENCY)]
+    started = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - started
+    latencies.sort()
+    return {
+        "requests": len(latencies),
+        "rps": len(latencies) / elapsed,
+        "p50_ms": statistics.median(latencies) * 1000,
+        "p99_ms": latencies[int(len(latencies) * 0.99) - 1] * 1000,
+        "errors": errors,
+    }
+
+
+def worker_rss_mb(server: subprocess.Popen[bytes]) -> list[float]:
+    children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+    sizes = []
+    for pid in children:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                sizes.append(int(line.split()[1]) / 1024)
+    return sizes
+
+
+def main() -> int:
+    with temporary_database() as url, tempfile.TemporaryDirectory() as tmp:
+        port = free_port()
+        env = {
+            **os.environ,
+            "BOOKING_DATABASE_URL": url,
+            "BOOKING_PORT": str(port),
+            "BOOKING_WORKERS": "2",
+            "BOOKING_RATE_LIMIT_PER_MINUTE": "0",
+            "BOOKING_INPROCESS_WORKER": "false",
+            "BOOKING_PENDING_HOLD_MINUTES": "600",
+            "BOOKING_MAIL_DIR": str(Path(tmp) / "mail"),
+        }
+        catalog_file = Path(tmp) / "bench.json"
+        catalog_file.write_text(json.dumps(catalog()))
+        subprocess.run([BOOKING, "db", "upgrade"], env=env, check=True, capture_output=True)
+        subprocess.run(
+            [BOOKING, "catalog", "load", str(catalog_file)], env=env, check=True, capture_output=True
+        )
+        server = subprocess.Popen(
+            [BOOKING, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        try:
+            return run_against(server, port)
+        finally:
+            server.terminate()
+            server.wait(timeout=20)
+
+
+def run_against(server: subprocess.Popen[bytes], port: int) -> int:
+    client = Client(port)
+    for _ in range(100):
+        try:
+            if client.request("GET", "/health")[0] == 200:
+                break
+        except OSError:
+            pass
+        time.sleep(0.2)
+    else:
+        print("server did not become healthy", file=sys.stderr)
+        return 1
+    resources = json.loads(client.request("GET", "/api/v1/resources/")[1])
+    court_a, court_b = resources[0]["id"], resources[1]["id"]
+    first_day = datetime.now(TZ).date() + timedelta(days=2)
+    seeded = 0
+    for index, (start, end) in enumerate(hourly_slots(first_day, 31)):
+        if seeded == 200:
+            break
+        if index % 3 == 0:  # leave free hours between bookings, so availability has many ranges
+            continue
+        status, body = client.request(
+            "POST", "/api/v1/bookings/", {"resource": court_a, "start_datetime": start, "end_datetime": end}
+        )
+        if status != 201:
+            print(f"seeding failed: {status} {body[:200]!r}", file=sys.stderr)
+            return 1
+        seeded += 1
+    span = f"start_date={first_day}&end_date={first_day + timedelta(days=30)}"
+    slots = hourly_slots(first_day, 300)
+    slot_lock = threading.Lock()
+
+    def next_booking() -> tuple[str, str, object | None]:
+        with slot_lock:
+            start, end = next(slots)
+        return (
+            "POST",
+            "/api/v1/bookings/",
+            {"resource": court_b, "start_datetime": start, "end_datetime": end},
+        )
+
+    results = {
+        "trivial JSON (GET /api/v1/)": load(client, lambda: ("GET", "/api/v1/", None), 200),
+        "SELECT 1 (GET /health)": load(client, lambda: ("GET", "/health", None), 200),
+        "availability 31 days, 200 bookings": load(
+            client, lambda: ("GET", f"/api/v1/resources/{court_a}/availability/?{span}", None), 200
+        ),
+        "POST /bookings/": load(client, next_booking, 201),
+    }
+    rss = worker_rss_mb(server)
+    print(f"{'endpoint':40} {'req':>7} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>6}")
+    for name, r in results.items():
+        print(
+            f"{name:40} {r['requests']:7.0f} {r['rps']:9.1f} {r['p50_ms']:8.2f} "
+            f"{r['p99_ms']:8.2f} {r['errors']:6.0f}"
+        )
+    floor = results["SELECT 1 (GET /health)"]["rps"]
+    avail = results["availability 31 days, 200 bookings"]["rps"] / floor
+    create = results["POST /bookings/"]["rps"] / floor
+    print(f"availability / SELECT-1 floor: {avail:.0%} (target >= 50%)")
+    print(f"booking creation / SELECT-1 floor: {create:.0%} (target >= 30%)")
+    print("worker RSS after run: " + ", ".join(f"{mb:.0f} MB" for mb in rss) + " (target < 200 MB each)")
+    failed = avail < 0.5 or create < 0.3 or any(mb >= 200 for mb in rss) or not rss
+    failed |= any(r["errors"] for r in results.values())
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    started = datetime.now(UTC)
+    code = main()
+    print(f"finished in {(datetime.now(UTC) - started).total_seconds():.0f} s")
+    sys.exit(code)

@@ -1,0 +1,209 @@
+"""Free ranges and raw availability."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from itertools import pairwise
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from booking_core.availability import AvailableRange, BookedSlot, available_ranges, raw_availability
+from booking_core.catalog import DynamicPricing, Resource
+from booking_core.schedule import expand_windows
+from booking_core.timerange import TimeRange, subtract
+from tests.unit.builders import at, closure, resource, slot, span, weekly
+
+MONDAY = dt.date(2026, 6, 1)
+EARLIER = at(dt.date(2026, 5, 1), "09:00")
+ZERO = Decimal(0)
+
+
+def ranges(
+    court: Resource,
+    blocking: list[TimeRange] | None = None,
+    now: dt.datetime = EARLIER,
+    demand: Decimal = ZERO,
+) -> list[AvailableRange]:
+    return available_ranges(court, MONDAY, MONDAY, blocking=blocking or [], now=now, demand=demand)
+
+
+def times(found: list[AvailableRange]) -> list[tuple[str, str]]:
+    return [(r.start_time.strftime("%H:%M"), r.end_time.strftime("%H:%M")) for r in found]
+
+
+def test_a_booking_in_the_middle_splits_the_window() -> None:
+    court = resource(*weekly(slot("08:00", "22:00")))
+
+    found = ranges(court, [span(MONDAY, "12:00", "13:30")])
+
+    assert times(found) == [("08:00", "12:00"), ("13:30", "22:00")]
+    assert found[0].date == MONDAY
+    assert found[0].price_per_hour == Decimal("20.00")
+    assert found[0].currency == "EUR"
+
+
+def test_unavailable_periods_block_too() -> None:
+    court = resource(
+        *weekly(slot("08:00", "22:00")), unavailable_periods=(closure(MONDAY, "08:00", "12:00"),)
+    )
+
+    assert times(ranges(court)) == [("12:00", "22:00")]
+
+
+def test_split_where_price_or_label_changes_not_elsewhere() -> None:
+    court = resource(
+        *weekly(
+            slot("08:00", "12:00"),
+            slot("12:00", "17:00"),
+            slot("17:00", "20:00", price="30.00", label="Peak"),
+            slot("20:00", "22:00", price="30.00"),
+        )
+    )
+
+    found = ranges(court)
+
+    assert times(found) == [("08:00", "17:00"), ("17:00", "20:00"), ("20:00", "22:00")]
+    assert [(r.price_per_hour, r.label) for r in found] == [
+        (Decimal("20.00"), ""),
+        (Decimal("30.00"), "Peak"),
+        (Decimal("30.00"), ""),
+    ]
+
+
+def test_split_at_local_midnight() -> None:
+    court = resource(*weekly(slot("00:00", "00:00")))
+
+    found = available_ranges(
+        court, MONDAY, MONDAY + dt.timedelta(days=1), blocking=[], now=EARLIER, demand=ZERO
+    )
+
+    assert [(r.date, r.start_time, r.end_time) for r in found] == [
+        (MONDAY, dt.time(0), dt.time(0)),
+        (MONDAY + dt.timedelta(days=1), dt.time(0), dt.time(0)),
+    ]
+
+
+def test_lead_time_cut_moves_the_start_to_the_next_aligned_start() -> None:
+    court = resource(*weekly(slot("08:00", "22:00")))
+    advance = resource(*weekly(slot("08:00", "22:00")), min_advance_booking_minutes=60)
+    now = at(MONDAY, "10:07")
+
+    assert times(ranges(court, now=now)) == [("10:30", "22:00")]
+    assert times(ranges(advance, now=now)) == [("11:30", "22:00")]
+    assert times(ranges(court, now=at(MONDAY, "10:30"))) == [("10:30", "22:00")]
+    assert ranges(court, now=at(MONDAY, "21:30")) == []
+
+
+def test_range_after_a_booking_is_not_moved_by_the_lead_time() -> None:
+    court = resource(*weekly(slot("08:00", "22:00")))
+
+    found = ranges(court, [span(MONDAY, "08:00", "10:15")], now=at(MONDAY, "10:07"))
+
+    assert times(found) == [("10:15", "22:00")]
+
+
+def test_max_advance_cut() -> None:
+    court = resource(*weekly(slot("08:00", "22:00")), max_advance_booking_days=1)
+
+    assert times(ranges(court, now=at(MONDAY - dt.timedelta(days=1), "15:00:42"))) == [("08:00", "15:00")]
+
+
+def test_ranges_shorter_than_the_minimum_booking_are_left_out() -> None:
+    court = resource(*weekly(slot("08:00", "22:00")), min_booking_duration_minutes=60)
+
+    found = ranges(court, [span(MONDAY, "08:30", "12:00"), span(MONDAY, "13:00", "21:15")])
+
+    assert times(found) == [("12:00", "13:00")]
+
+
+def test_a_short_piece_beside_a_price_change_stays_when_its_block_is_long_enough() -> None:
+    court = resource(*weekly(slot("08:00", "17:00"), slot("17:00", "22:00", price="30.00")))
+
+    found = ranges(court, [span(MONDAY, "08:00", "16:30"), span(MONDAY, "17:30", "22:00")])
+
+    assert times(found) == [("16:30", "17:00"), ("17:00", "17:30")]
+
+
+def test_slot_prices_are_null_without_dynamic_pricing() -> None:
+    court = resource(*weekly(slot("08:00", "10:00")))
+
+    assert ranges(court)[0].slot_prices is None
+
+
+def test_slot_prices_list_every_aligned_start_with_the_dynamic_price() -> None:
+    pricing = DynamicPricing(enabled=True, min_price=Decimal("10.00"), max_price=Decimal("40.00"))
+    court = resource(
+        *weekly(slot("08:00", "10:00"), slot("10:00", "11:00", price="30.00")), dynamic_pricing=pricing
+    )
+
+    found = ranges(court, demand=Decimal("0.5"), blocking=[span(MONDAY, "08:00", "08:15")])
+
+    assert times(found) == [("08:15", "10:00"), ("10:00", "11:00")]
+    assert found[0].slot_prices == {
+        "08:30": Decimal("22.50"),
+        "09:00": Decimal("22.50"),
+        "09:30": Decimal("22.50"),
+    }
+    assert found[0].price_per_hour == Decimal("22.50")
+    assert found[1].slot_prices == {"10:00": Decimal("33.75"), "10:30": Decimal("33.75")}
+
+
+def test_raw_availability_keeps_what_overlaps_the_dates() -> None:
+    court = resource(
+        *weekly(slot("08:00", "22:00")),
+        unavailable_periods=(
+            closure(MONDAY, "08:00", "09:00"),
+            closure(MONDAY + dt.timedelta(days=3), "08:00", "09:00"),
+        ),
+    )
+    inside = BookedSlot(start=at(MONDAY, "12:00"), end=at(MONDAY, "13:00"), booking_id="b")
+    early = BookedSlot(start=at(MONDAY, "10:00"), end=at(MONDAY, "11:00"), booking_id="a")
+    two_days = dt.timedelta(days=2)
+    later = BookedSlot(
+        start=at(MONDAY, "12:00") + two_days, end=at(MONDAY, "13:00") + two_days, booking_id="c"
+    )
+
+    raw = raw_availability(court, MONDAY, MONDAY, booked=[inside, later, early])
+
+    assert len(raw.windows) == 1
+    assert [b.booking_id for b in raw.booked_slots] == ["a", "b"]
+    assert [p.start for p in raw.unavailable_periods] == [at(MONDAY, "08:00")]
+    assert raw_availability(court, MONDAY, MONDAY - dt.timedelta(days=1), booked=[inside]).windows == []
+
+
+@st.composite
+def bookings(draw: st.DrawFn) -> list[TimeRange]:
+    spans = []
+    for _ in range(draw(st.integers(0, 8))):
+        start = draw(st.integers(6 * 60, 23 * 60))
+        length = draw(st.integers(15, 180))
+        base = at(MONDAY, "00:00")
+        spans.append(
+            TimeRange(base + dt.timedelta(minutes=start), base + dt.timedelta(minutes=start + length))
+        )
+    return spans
+
+
+@given(blocking=bookings(), minimum=st.sampled_from([30, 60, 90]))
+def test_ranges_are_free_window_time_and_sorted(blocking: list[TimeRange], minimum: int) -> None:
+    court = resource(
+        *weekly(
+            slot("07:00", "12:00"),
+            slot("12:00", "18:00", price="25.00"),
+            slot("18:00", "23:00", price="30.00"),
+        ),
+        min_booking_duration_minutes=minimum,
+    )
+    windows = [w.range for w in expand_windows(court, MONDAY, MONDAY)]
+
+    found = ranges(court, blocking)
+
+    free = subtract(windows, blocking)
+    assert all(any(f.contains(r.range) for f in free) for r in found)
+    assert all(a.range.end <= b.range.start for a, b in pairwise(found))
+    for block in free:
+        inside = [r for r in found if block.contains(r.range)]
+        assert (block.minutes >= minimum) == bool(inside)
+        assert not inside or (inside[0].range.start, inside[-1].range.end) == (block.start, block.end)
