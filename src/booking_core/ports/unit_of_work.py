@@ -28,18 +28,53 @@ class UnitOfWork(Protocol):
     breaks the double-booking guard raises :class:`~booking_core.errors.SlotUnavailable`.
     """
 
-    resources: Resources
-    bookings: Bookings
-    users: Users
-    tokens: Tokens
-    clients: Clients
-    user_mappings: UserMappings
-    resource_mappings: ResourceMappings
-    venue_mappings: VenueMappings
-    commissions: Commissions
-    payments: Payments
-    outbox: Outbox
-    idempotency: IdempotencyRecords
+    @property
+    def resources(self) -> Resources:
+        """The resources of this transaction."""
+
+    @property
+    def bookings(self) -> Bookings:
+        """The bookings of this transaction."""
+
+    @property
+    def users(self) -> Users:
+        """The users of this transaction."""
+
+    @property
+    def tokens(self) -> Tokens:
+        """The tokens of this transaction."""
+
+    @property
+    def clients(self) -> Clients:
+        """The clients of this transaction."""
+
+    @property
+    def user_mappings(self) -> UserMappings:
+        """The user mappings of this transaction."""
+
+    @property
+    def resource_mappings(self) -> ResourceMappings:
+        """The resource mappings of this transaction."""
+
+    @property
+    def venue_mappings(self) -> VenueMappings:
+        """The venue mappings of this transaction."""
+
+    @property
+    def commissions(self) -> Commissions:
+        """The commissions of this transaction."""
+
+    @property
+    def payments(self) -> Payments:
+        """The payments of this transaction."""
+
+    @property
+    def outbox(self) -> Outbox:
+        """The outbox of this transaction."""
+
+    @property
+    def idempotency(self) -> IdempotencyRecords:
+        """The idempotency of this transaction."""
 
     def __enter__(self) -> Self:
         """Begin the transaction."""

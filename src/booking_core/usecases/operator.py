@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from booking_core.accounts import ApprovalStatus, VenueMapping
 from booking_core.booking import Booking
-from booking_core.errors import NotFound
+from booking_core.errors import InvalidTransition, NotFound
 from booking_core.ports import UnitOfWork
 from booking_core.usecases.bookings import expire_stale_holds
 from booking_core.usecases.clients import parse_approval_status
@@ -20,8 +20,13 @@ def _by_reference(uow: UnitOfWork, reference_code: str) -> Booking:
 
 def confirm_booking(deps: Deps, reference_code: str) -> Booking:
     """Confirm a pending booking without payment (venue agreement)."""
+    now = deps.clock.now()
     with deps.uow() as uow:
-        booking = _by_reference(uow, reference_code).confirm(deps.clock.now())
+        pending = _by_reference(uow, reference_code)
+        if pending.hold_expired(now):
+            # its time may have been given to someone else already
+            raise InvalidTransition("The hold of this booking has expired; it cannot be confirmed.")
+        booking = pending.confirm(now)
         uow.bookings.save(booking)
         uow.commit()
     return booking

@@ -1,0 +1,78 @@
+"""Engines from the plain database URL of the configuration (``sqlite:///PATH`` or ``postgresql://...``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.pool import ConnectionPoolEntry
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+POSTGRES_CONNECT_TIMEOUT_S = 5
+
+
+def driver_url(url: str) -> URL:
+    """``url`` with the driver this service uses: pysqlite, or psycopg 3 for PostgreSQL."""
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
+    if backend in {"postgresql", "postgres"}:
+        return parsed.set(drivername="postgresql+psycopg")
+    if backend == "sqlite":
+        return parsed.set(drivername="sqlite+pysqlite")
+    raise ValueError(
+        f"unsupported database URL scheme {parsed.drivername!r}: use sqlite:/// or postgresql://"
+    )
+
+
+def make_engine(url: str, **options: Any) -> Engine:
+    """An engine for ``url``; ``options`` go to :func:`sqlalchemy.create_engine`."""
+    target = driver_url(url)
+    if target.get_backend_name() == "sqlite":
+        return _sqlite_engine(target, **options)
+    options.setdefault("pool_pre_ping", True)
+    options.setdefault("pool_size", 10)
+    options.setdefault("max_overflow", 20)
+    connect_args = {"connect_timeout": POSTGRES_CONNECT_TIMEOUT_S, **options.pop("connect_args", {})}
+    return create_engine(target, connect_args=connect_args, **options)
+
+
+def _sqlite_engine(target: URL, **options: Any) -> Engine:
+    database = target.database
+    if database and database != ":memory:" and not database.startswith("file:"):
+        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    options.setdefault("pool_size", 20)
+    options.setdefault("max_overflow", 20)
+    connect_args = {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, **options.pop("connect_args", {})}
+    engine = create_engine(target, connect_args=connect_args, **options)
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
+        # SQLAlchemy's documented recipe: take BEGIN away from sqlite3 and emit it ourselves (below).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+            cursor.execute("PRAGMA journal_mode=WAL")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        # Every transaction takes the write lock up front, so two processes can never both read
+        # "free" and then both insert an overlapping booking; the other waits (busy_timeout).
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
+
+
+def ping(engine: Engine) -> bool:
+    """True when the database answers a trivial query (for ``GET /health``)."""
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except Exception:
+        return False
+    return True

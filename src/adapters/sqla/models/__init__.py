@@ -1,0 +1,50 @@
+"""SQLAlchemy models of every table. The migrations, not ``create_all``, create the schema."""
+
+from adapters.sqla.models.accounts import (
+    ClientRow,
+    ResourceMappingRow,
+    TokenRow,
+    UserMappingRow,
+    UserRow,
+    VenueMappingRow,
+)
+from adapters.sqla.models.base import Base
+from adapters.sqla.models.bookings import NO_OVERLAP_CONSTRAINT, BookingRow
+from adapters.sqla.models.catalog import (
+    ActivityTypeRow,
+    ResourceRow,
+    ScheduleRow,
+    TimeSlotRow,
+    UnavailablePeriodRow,
+    VenueRow,
+    resource_activity_types,
+)
+from adapters.sqla.models.ledger import CommissionRow, PaymentRow, ProcessedEventRow
+from adapters.sqla.models.messaging import IdempotencyRecordRow, OutboxRow
+
+metadata = Base.metadata
+
+__all__ = [
+    "NO_OVERLAP_CONSTRAINT",
+    "ActivityTypeRow",
+    "Base",
+    "BookingRow",
+    "ClientRow",
+    "CommissionRow",
+    "IdempotencyRecordRow",
+    "OutboxRow",
+    "PaymentRow",
+    "ProcessedEventRow",
+    "ResourceMappingRow",
+    "ResourceRow",
+    "ScheduleRow",
+    "TimeSlotRow",
+    "TokenRow",
+    "UnavailablePeriodRow",
+    "UserMappingRow",
+    "UserRow",
+    "VenueMappingRow",
+    "VenueRow",
+    "metadata",
+    "resource_activity_types",
+]

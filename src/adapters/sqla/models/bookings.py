@@ -1,0 +1,60 @@
+"""The bookings table and its double-booking guard."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+
+from sqlalchemy import CheckConstraint, ForeignKey, Index, Integer, String, Text, func, text
+from sqlalchemy.dialects.postgresql import ExcludeConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from adapters.sqla.models.base import Base
+from adapters.sqla.types import Money, UtcDateTime
+
+#: Name of the PostgreSQL exclusion constraint; a violation of it means "slot taken".
+NO_OVERLAP_CONSTRAINT = "bookings_no_overlap"
+BLOCKING_STATUS_SQL = "status IN ('pending', 'confirmed', 'paid')"
+
+
+class BookingRow(Base):
+    __tablename__ = "bookings"
+    __table_args__ = (
+        CheckConstraint("end_at > start_at", name="positive_span"),
+        Index(None, "resource_id", "start_at"),
+        Index(None, "status", "end_at"),
+        Index(None, "status", "hold_expires_at"),
+        # PostgreSQL only (btree_gist): no two blocking bookings of one resource may overlap, whatever
+        # the application does. On SQLite, BEGIN IMMEDIATE serializes the check-then-insert instead.
+        ExcludeConstraint(
+            ("resource_id", "="),
+            (func.tstzrange(text("start_at"), text("end_at"), "[)"), "&&"),
+            name=NO_OVERLAP_CONSTRAINT,
+            using="gist",
+            where=text(BLOCKING_STATUS_SQL),
+        ).ddl_if(dialect="postgresql"),
+    )
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    reference_code: Mapped[str] = mapped_column(String(16), unique=True)
+    resource_id: Mapped[int] = mapped_column(ForeignKey("resources.id", ondelete="RESTRICT"))
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="RESTRICT"), index=True)
+    client_id: Mapped[int | None] = mapped_column(ForeignKey("clients.id", ondelete="RESTRICT"), index=True)
+    start_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    end_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    participant_count: Mapped[int] = mapped_column(Integer, default=1)
+    price_per_unit: Mapped[Decimal] = mapped_column(Money())
+    pricing_unit: Mapped[str] = mapped_column(String(20))
+    total_price: Mapped[Decimal] = mapped_column(Money())
+    currency: Mapped[str] = mapped_column(String(3))
+    status: Mapped[str] = mapped_column(String(20))
+    notes: Mapped[str] = mapped_column(Text, default="")
+    cancellation_reason: Mapped[str | None] = mapped_column(String(20))
+    cancellation_notes: Mapped[str] = mapped_column(Text, default="")
+    hold_expires_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    confirmed_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    paid_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    cancelled_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    refunded_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime)

@@ -1,0 +1,55 @@
+"""Money after booking: payments, provider events already handled, commissions."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+
+from sqlalchemy import ForeignKey, Index, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from adapters.sqla.models.base import Base
+from adapters.sqla.types import Money, Percent, UtcDateTime
+
+
+class PaymentRow(Base):
+    __tablename__ = "payments"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    booking_id: Mapped[str] = mapped_column(ForeignKey("bookings.id", ondelete="CASCADE"), index=True)
+    provider: Mapped[str] = mapped_column(String(20))
+    payment_intent_id: Mapped[str] = mapped_column(String(255), unique=True)
+    client_secret: Mapped[str] = mapped_column(String(255))
+    amount: Mapped[Decimal] = mapped_column(Money())
+    currency: Mapped[str] = mapped_column(String(3))
+    status: Mapped[str] = mapped_column(String(20))
+    failure_message: Mapped[str] = mapped_column(Text, default="")
+    paid_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    refunded_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class ProcessedEventRow(Base):
+    """Inbound provider events already handled, so a redelivery changes nothing."""
+
+    __tablename__ = "processed_events"
+
+    event_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    processed_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class CommissionRow(Base):
+    __tablename__ = "commissions"
+    __table_args__ = (Index(None, "month", "client_id"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    booking_id: Mapped[str] = mapped_column(ForeignKey("bookings.id", ondelete="RESTRICT"), unique=True)
+    reference_code: Mapped[str] = mapped_column(String(16))
+    client_id: Mapped[int] = mapped_column(ForeignKey("clients.id", ondelete="RESTRICT"))
+    base_amount: Mapped[Decimal] = mapped_column(Money())
+    commission_percent: Mapped[Decimal] = mapped_column(Percent())
+    amount: Mapped[Decimal] = mapped_column(Money())
+    currency: Mapped[str] = mapped_column(String(3))
+    month: Mapped[str] = mapped_column(String(7))
+    status: Mapped[str] = mapped_column(String(20), default="open")
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)

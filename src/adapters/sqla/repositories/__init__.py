@@ -1,0 +1,23 @@
+"""Repositories over SQLAlchemy sessions, one per port; no ORM object leaves them."""
+
+from adapters.sqla.repositories.accounts import SqlaClients, SqlaTokens, SqlaUsers
+from adapters.sqla.repositories.bookings import SqlaBookings
+from adapters.sqla.repositories.catalog import SqlaResources
+from adapters.sqla.repositories.ledger import SqlaCommissions, SqlaPayments
+from adapters.sqla.repositories.mappings import SqlaResourceMappings, SqlaUserMappings, SqlaVenueMappings
+from adapters.sqla.repositories.messaging import SqlaIdempotencyRecords, SqlaOutbox
+
+__all__ = [
+    "SqlaBookings",
+    "SqlaClients",
+    "SqlaCommissions",
+    "SqlaIdempotencyRecords",
+    "SqlaOutbox",
+    "SqlaPayments",
+    "SqlaResourceMappings",
+    "SqlaResources",
+    "SqlaTokens",
+    "SqlaUserMappings",
+    "SqlaUsers",
+    "SqlaVenueMappings",
+]

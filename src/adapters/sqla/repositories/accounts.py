@@ -1,0 +1,124 @@
+"""Users, clients and API tokens."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from adapters.sqla.errors import translate_errors
+from adapters.sqla.models import ClientRow, TokenRow, UserRow
+from booking_core.accounts import Client, Language, Principal, User
+
+
+def user_to_domain(row: UserRow) -> User:
+    return User(
+        id=row.id,
+        email=row.email,
+        first_name=row.first_name,
+        last_name=row.last_name,
+        language=Language(row.language),
+        password_hash=row.password_hash,
+        is_active=row.is_active,
+        created_at=row.created_at,
+    )
+
+
+def user_from_domain(user: User) -> UserRow:
+    return UserRow(
+        id=user.id,
+        email=user.email,
+        first_name=user.first_name,
+        last_name=user.last_name,
+        language=user.language.value,
+        password_hash=user.password_hash,
+        is_active=user.is_active,
+        created_at=user.created_at,
+    )
+
+
+def client_to_domain(row: ClientRow) -> Client:
+    return Client(
+        id=row.id,
+        name=row.name,
+        commission_percent=row.commission_percent,
+        contact_email=row.contact_email,
+        iban=row.iban,
+        is_active=row.is_active,
+        created_at=row.created_at,
+    )
+
+
+@translate_errors
+class SqlaUsers:
+    """People who book; emails compare case-insensitively (and are unique that way)."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def get(self, user_id: str) -> User | None:
+        row = self._session.get(UserRow, user_id)
+        return user_to_domain(row) if row else None
+
+    def get_by_email(self, email: str) -> User | None:
+        stmt = select(UserRow).where(func.lower(UserRow.email) == email.strip().lower())
+        row = self._session.scalars(stmt).one_or_none()
+        return user_to_domain(row) if row else None
+
+    def add(self, user: User) -> None:
+        self._session.add(user_from_domain(user))
+        self._session.flush()
+
+
+@translate_errors
+class SqlaClients:
+    """Partner applications."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def get(self, client_id: int) -> Client | None:
+        row = self._session.get(ClientRow, client_id)
+        return client_to_domain(row) if row else None
+
+
+@translate_errors
+class SqlaTokens:
+    """API tokens by hash; a revoked token, or one of an inactive user or client, has no principal."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def add(self, token_hash: str, principal: Principal, created_at: datetime) -> None:
+        row = TokenRow(
+            token_hash=token_hash,
+            user_id=principal.user_id,
+            client_id=principal.client_id,
+            created_at=created_at,
+        )
+        self._session.add(row)
+        self._session.flush()
+
+    def principal(self, token_hash: str) -> Principal | None:
+        stmt = (
+            select(TokenRow.user_id, TokenRow.client_id, UserRow.is_active, ClientRow.is_active)
+            .outerjoin(UserRow, UserRow.id == TokenRow.user_id)
+            .outerjoin(ClientRow, ClientRow.id == TokenRow.client_id)
+            .where(TokenRow.token_hash == token_hash, TokenRow.revoked_at.is_(None))
+        )
+        found = self._session.execute(stmt).one_or_none()
+        if found is None:
+            return None
+        user_id, client_id, user_active, client_active = found
+        if (user_id is not None and not user_active) or (client_id is not None and not client_active):
+            return None
+        return Principal(user_id=user_id, client_id=client_id)
+
+    def revoke(self, token_hash: str) -> None:
+        stmt = (
+            update(TokenRow)
+            .where(TokenRow.token_hash == token_hash, TokenRow.revoked_at.is_(None))
+            .values(revoked_at=datetime.now(UTC))
+        )
+        self._session.execute(stmt)

@@ -1,0 +1,156 @@
+"""Payments, handled provider events and commissions."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from adapters.sqla.errors import translate_errors
+from adapters.sqla.models import CommissionRow, PaymentRow, ProcessedEventRow
+from booking_core.commission import Commission, CommissionStatus
+from booking_core.errors import NotFound
+from booking_core.payments import Payment, PaymentStatus
+
+
+def payment_to_domain(row: PaymentRow) -> Payment:
+    return Payment(
+        id=row.id,
+        booking_id=row.booking_id,
+        provider=row.provider,
+        payment_intent_id=row.payment_intent_id,
+        client_secret=row.client_secret,
+        amount=row.amount,
+        currency=row.currency,
+        status=PaymentStatus(row.status),
+        failure_message=row.failure_message,
+        paid_at=row.paid_at,
+        refunded_at=row.refunded_at,
+        created_at=row.created_at,
+    )
+
+
+def payment_from_domain(payment: Payment, row: PaymentRow | None = None) -> PaymentRow:
+    row = row if row is not None else PaymentRow(id=payment.id)
+    row.booking_id = payment.booking_id
+    row.provider = payment.provider
+    row.payment_intent_id = payment.payment_intent_id
+    row.client_secret = payment.client_secret
+    row.amount = payment.amount
+    row.currency = payment.currency
+    row.status = payment.status.value
+    row.failure_message = payment.failure_message
+    row.paid_at = payment.paid_at
+    row.refunded_at = payment.refunded_at
+    row.created_at = payment.created_at
+    return row
+
+
+def commission_to_domain(row: CommissionRow) -> Commission:
+    return Commission(
+        id=row.id,
+        booking_id=row.booking_id,
+        reference_code=row.reference_code,
+        client_id=row.client_id,
+        base_amount=row.base_amount,
+        commission_percent=row.commission_percent,
+        amount=row.amount,
+        currency=row.currency,
+        month=row.month,
+        status=CommissionStatus(row.status),
+        created_at=row.created_at,
+    )
+
+
+def commission_from_domain(commission: Commission, row: CommissionRow | None = None) -> CommissionRow:
+    row = row if row is not None else CommissionRow(id=commission.id)
+    row.booking_id = commission.booking_id
+    row.reference_code = commission.reference_code
+    row.client_id = commission.client_id
+    row.base_amount = commission.base_amount
+    row.commission_percent = commission.commission_percent
+    row.amount = commission.amount
+    row.currency = commission.currency
+    row.month = commission.month
+    row.status = commission.status.value
+    row.created_at = commission.created_at
+    return row
+
+
+@translate_errors
+class SqlaPayments:
+    """Payment intents of bookings, and the provider events already handled."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def add(self, payment: Payment) -> None:
+        self._session.add(payment_from_domain(payment))
+        self._session.flush()
+
+    def save(self, payment: Payment) -> None:
+        row = self._session.get(PaymentRow, payment.id)
+        if row is None:
+            raise NotFound(f"Payment {payment.id} does not exist.")
+        payment_from_domain(payment, row)
+        self._session.flush()
+
+    def for_booking(self, booking_id: str) -> Sequence[Payment]:
+        stmt = (
+            select(PaymentRow).filter_by(booking_id=booking_id).order_by(PaymentRow.created_at, PaymentRow.id)
+        )
+        return [payment_to_domain(row) for row in self._session.scalars(stmt)]
+
+    def by_intent(self, payment_intent_id: str) -> Payment | None:
+        stmt = select(PaymentRow).filter_by(payment_intent_id=payment_intent_id)
+        row = self._session.scalars(stmt).one_or_none()
+        return payment_to_domain(row) if row else None
+
+    def mark_event_processed(self, event_id: str, processed_at: datetime) -> bool:
+        # INSERT .. ON CONFLICT DO NOTHING: a concurrent duplicate delivery waits for the first
+        # transaction and then inserts nothing, instead of failing with a unique violation.
+        dialect = self._session.get_bind().dialect.name
+        insert: Any = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        stmt = (
+            insert(ProcessedEventRow.__table__)
+            .values(event_id=event_id, processed_at=processed_at)
+            .on_conflict_do_nothing(index_elements=["event_id"])
+            .returning(ProcessedEventRow.__table__.c.event_id)
+        )
+        return self._session.execute(stmt).first() is not None
+
+
+@translate_errors
+class SqlaCommissions:
+    """Clients' commission records, one per paid booking."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def add(self, commission: Commission) -> None:
+        self._session.add(commission_from_domain(commission))
+        self._session.flush()
+
+    def save(self, commission: Commission) -> None:
+        row = self._session.get(CommissionRow, commission.id)
+        if row is None:
+            raise NotFound(f"Commission {commission.id} does not exist.")
+        commission_from_domain(commission, row)
+        self._session.flush()
+
+    def for_booking(self, booking_id: str) -> Commission | None:
+        row = self._session.scalars(select(CommissionRow).filter_by(booking_id=booking_id)).one_or_none()
+        return commission_to_domain(row) if row else None
+
+    def list(self, *, client_id: int | None, month: str) -> builtins.list[Commission]:
+        stmt = (
+            select(CommissionRow).filter_by(month=month).order_by(CommissionRow.created_at, CommissionRow.id)
+        )
+        if client_id is not None:
+            stmt = stmt.filter_by(client_id=client_id)
+        return [commission_to_domain(row) for row in self._session.scalars(stmt)]

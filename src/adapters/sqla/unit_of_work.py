@@ -1,0 +1,133 @@
+"""The unit of work over one SQLAlchemy session: one transaction, every repository."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import TracebackType
+from typing import Self
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+from adapters.sqla.errors import translate, translated
+from adapters.sqla.repositories import (
+    SqlaBookings,
+    SqlaClients,
+    SqlaCommissions,
+    SqlaIdempotencyRecords,
+    SqlaOutbox,
+    SqlaPayments,
+    SqlaResourceMappings,
+    SqlaResources,
+    SqlaTokens,
+    SqlaUserMappings,
+    SqlaUsers,
+    SqlaVenueMappings,
+)
+from booking_core.errors import StorageUnavailable
+from booking_core.ports import (
+    Bookings,
+    Clients,
+    Commissions,
+    IdempotencyRecords,
+    Outbox,
+    Payments,
+    ResourceMappings,
+    Resources,
+    Tokens,
+    UserMappings,
+    Users,
+    VenueMappings,
+)
+
+
+class SqlaUnitOfWork:
+    """A transaction on a fresh session. Leaving the block without ``commit()`` rolls back.
+
+    Database errors come out as domain errors: ``StorageUnavailable`` when the database cannot
+    be reached, ``SlotUnavailable`` when the double-booking guard refuses a booking, and
+    ``BadRequest`` for other constraint violations.
+    """
+
+    # Typed as the ports: the UnitOfWork protocol's attributes are mutable, hence invariant.
+    resources: Resources
+    bookings: Bookings
+    users: Users
+    tokens: Tokens
+    clients: Clients
+    user_mappings: UserMappings
+    resource_mappings: ResourceMappings
+    venue_mappings: VenueMappings
+    commissions: Commissions
+    payments: Payments
+    outbox: Outbox
+    idempotency: IdempotencyRecords
+    #: The same outbox with the worker's side (``due``, ``mark_sent``, ``mark_failed``).
+    outbox_queue: SqlaOutbox
+
+    def __init__(self, session_factory: sessionmaker[Session]) -> None:
+        self._session_factory = session_factory
+        self._session: Session | None = None
+
+    @classmethod
+    def factory(cls, engine: Engine) -> Callable[[], SqlaUnitOfWork]:
+        """A callable that opens a new unit of work on ``engine`` per call (for ``Deps.uow``)."""
+        # expire_on_commit=False: nothing is read after commit through ORM rows anyway (they never
+        # leave the adapter), and it saves a round trip per object.
+        session_factory = sessionmaker(engine, expire_on_commit=False, autoflush=True)
+        return lambda: cls(session_factory)
+
+    @property
+    def session(self) -> Session:
+        """The open session (for adapters and tests; use cases never see it)."""
+        if self._session is None:
+            raise RuntimeError("the unit of work is not open; use it in a `with` block")
+        return self._session
+
+    def __enter__(self) -> Self:
+        session = self._session_factory()
+        self._session = session
+        self.resources = SqlaResources(session)
+        self.bookings = SqlaBookings(session)
+        self.users = SqlaUsers(session)
+        self.tokens = SqlaTokens(session)
+        self.clients = SqlaClients(session)
+        self.user_mappings = SqlaUserMappings(session)
+        self.resource_mappings = SqlaResourceMappings(session)
+        self.venue_mappings = SqlaVenueMappings(session)
+        self.commissions = SqlaCommissions(session)
+        self.payments = SqlaPayments(session)
+        self.outbox = self.outbox_queue = SqlaOutbox(session)
+        self.idempotency = SqlaIdempotencyRecords(session)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        session, self._session = self.session, None
+        try:
+            session.rollback()
+        except SQLAlchemyError as error:
+            # The connection may be gone already; report that only if nothing else went wrong.
+            if exc is None:
+                raise StorageUnavailable("The database is unavailable; please retry later.") from error
+        finally:
+            session.close()
+        if isinstance(exc, SQLAlchemyError):
+            domain = translate(exc)
+            if domain is not None:
+                raise domain from exc
+
+    def commit(self) -> None:
+        """Make the changes durable."""
+        with translated():
+            self.session.commit()
+
+    def rollback(self) -> None:
+        """Discard the changes."""
+        with translated():
+            self.session.rollback()

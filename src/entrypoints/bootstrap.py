@@ -1,0 +1,65 @@
+"""The composition root: configuration in, wired use-case dependencies out.
+
+Tests rebuild :class:`Services` with fakes (``Services(settings=..., engine=..., deps=Deps(...))``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import Engine
+
+from adapters.clock import SystemClock
+from adapters.ids import RandomIds
+from adapters.passwords import Argon2Passwords
+from adapters.payments import SandboxGateway
+from adapters.sqla import SqlaUnitOfWork, make_engine
+from adapters.sqla import ping as ping_database
+from booking_core.ports import PaymentGateway
+from booking_core.usecases.deps import Deps
+from entrypoints.config import ConfigError, Settings
+
+
+@dataclass
+class Services:
+    """Everything the entry points need, built once per process."""
+
+    settings: Settings
+    engine: Engine
+    deps: Deps
+
+    def ping(self) -> bool:
+        """True when the database answers (``GET /health``)."""
+        return ping_database(self.engine)
+
+    def close(self) -> None:
+        """Release the database connections."""
+        self.engine.dispose()
+
+
+def payment_gateway(settings: Settings) -> PaymentGateway:
+    """The provider chosen by ``BOOKING_PAYMENT_PROVIDER``."""
+    if settings.payment_provider == "sandbox":
+        return SandboxGateway(
+            secret_key=settings.stripe_secret_key, publishable_key=settings.stripe_publishable_key
+        )
+    # TODO(stripe issue): return StripeGateway(settings...) from adapters.payments.stripe.
+    raise ConfigError("BOOKING_PAYMENT_PROVIDER: stripe is not available in this build yet; use sandbox")
+
+
+def bootstrap(settings: Settings) -> Services:
+    """Wire the real adapters for ``settings``."""
+    gateway = payment_gateway(settings)
+    try:
+        engine = make_engine(settings.database_url)
+    except ValueError as exc:
+        raise ConfigError(f"BOOKING_DATABASE_URL: {exc}") from None
+    deps = Deps(
+        uow=SqlaUnitOfWork.factory(engine),
+        clock=SystemClock(),
+        ids=RandomIds(),
+        passwords=Argon2Passwords(),
+        payments=gateway,
+        hold_minutes=settings.pending_hold_minutes,
+    )
+    return Services(settings=settings, engine=engine, deps=deps)

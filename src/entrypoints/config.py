@@ -1,0 +1,209 @@
+"""Settings from ``BOOKING_*`` environment variables, optionally from a ``.env`` file.
+
+The real environment wins over ``.env``. An empty value counts as unset (the default applies).
+Every invalid value raises :class:`ConfigError` with one line that names the variable, so the
+command line can print it and exit without a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+
+# Placeholders of the offline sandbox provider, not secrets.
+SANDBOX_SECRET_KEY = "sk_test_sandbox"  # noqa: S105
+SANDBOX_PUBLISHABLE_KEY = "pk_test_sandbox"
+_DB_URL_PREFIXES = ("sqlite://", "postgresql://", "postgres://", "postgresql+psycopg://")
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+
+
+class ConfigError(Exception):
+    """Invalid configuration; the message is one line naming the variable."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Settings:
+    """Everything the service reads from its environment (CONTRACT section 2)."""
+
+    database_url: str = "sqlite:///var/booking.sqlite3"
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 1
+    payment_provider: str = "sandbox"
+    stripe_secret_key: str = SANDBOX_SECRET_KEY
+    stripe_publishable_key: str = SANDBOX_PUBLISHABLE_KEY
+    stripe_webhook_secret: str = "whsec_dev"  # noqa: S105  (development default of the contract)
+    stripe_api_base: str | None = None  # None: Stripe's own API
+    mail_backend: str = "file"
+    mail_dir: Path = Path("var/mail")
+    smtp_host: str = "127.0.0.1"
+    smtp_port: int = 25
+    smtp_username: str | None = None
+    smtp_password: str | None = None
+    smtp_starttls: bool = False
+    mail_from: str = "bookings@localhost"
+    pending_hold_minutes: int = 15
+    rate_limit_per_minute: int = 600
+    inprocess_worker: bool = True
+
+
+def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | None = Path(".env")) -> Settings:
+    """Read :class:`Settings` from ``environ`` (default ``os.environ``) over ``env_file`` if it exists."""
+    values = dict(read_env_file(env_file)) if env_file is not None and env_file.is_file() else {}
+    values.update(os.environ if environ is None else environ)
+    env = _Env(values)
+    d = Settings()
+    settings = Settings(
+        database_url=env.get("BOOKING_DATABASE_URL", d.database_url, _database_url),
+        host=env.get("BOOKING_HOST", d.host, _non_empty),
+        port=env.get("BOOKING_PORT", d.port, _int_range(1, 65535)),
+        workers=env.get("BOOKING_WORKERS", d.workers, _int_range(1, 512)),
+        payment_provider=env.get(
+            "BOOKING_PAYMENT_PROVIDER", d.payment_provider, _one_of("stripe", "sandbox")
+        ),
+        stripe_secret_key=env.get(
+            "BOOKING_STRIPE_SECRET_KEY", d.stripe_secret_key, _prefixed("sk_", "rk_"), secret=True
+        ),
+        stripe_publishable_key=env.get(
+            "BOOKING_STRIPE_PUBLISHABLE_KEY", d.stripe_publishable_key, _prefixed("pk_")
+        ),
+        stripe_webhook_secret=env.get("BOOKING_STRIPE_WEBHOOK_SECRET", d.stripe_webhook_secret, _non_empty),
+        stripe_api_base=env.get("BOOKING_STRIPE_API_BASE", None, _http_url),
+        mail_backend=env.get("BOOKING_MAIL_BACKEND", d.mail_backend, _one_of("smtp", "file", "console")),
+        mail_dir=env.get("BOOKING_MAIL_DIR", d.mail_dir, Path),
+        smtp_host=env.get("BOOKING_SMTP_HOST", d.smtp_host, _non_empty),
+        smtp_port=env.get("BOOKING_SMTP_PORT", d.smtp_port, _int_range(1, 65535)),
+        smtp_username=env.get("BOOKING_SMTP_USERNAME", None, str),
+        smtp_password=env.get("BOOKING_SMTP_PASSWORD", None, str),
+        smtp_starttls=env.get("BOOKING_SMTP_STARTTLS", d.smtp_starttls, _boolean),
+        mail_from=env.get("BOOKING_MAIL_FROM", d.mail_from, _email),
+        pending_hold_minutes=env.get(
+            "BOOKING_PENDING_HOLD_MINUTES", d.pending_hold_minutes, _int_range(1, 7 * 24 * 60)
+        ),
+        rate_limit_per_minute=env.get(
+            "BOOKING_RATE_LIMIT_PER_MINUTE", d.rate_limit_per_minute, _int_range(0, 10**9)
+        ),
+        inprocess_worker=env.get("BOOKING_INPROCESS_WORKER", d.inprocess_worker, _boolean),
+    )
+    # The sandbox keys would only fail later, at the first payment, with a provider error.
+    if settings.payment_provider == "stripe" and settings.stripe_secret_key == SANDBOX_SECRET_KEY:
+        raise ConfigError(
+            "BOOKING_STRIPE_SECRET_KEY: must be set to a real key when BOOKING_PAYMENT_PROVIDER is stripe"
+        )
+    return settings
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    """Parse ``KEY=VALUE`` lines; ``#`` comments, ``export`` prefixes and quotes are allowed."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    values: dict[str, str] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        line = line.removeprefix("export ").lstrip()
+        key, sep, value = line.partition("=")
+        key = key.strip()
+        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+            raise ConfigError(f"{path}: line {number}: expected KEY=VALUE, got {raw.strip()!r}")
+        values[key] = _unquote(value.strip(), path, number)
+    return values
+
+
+def _unquote(value: str, path: Path, number: int) -> str:
+    if value[:1] in {'"', "'"}:
+        quote = value[0]
+        end = value.find(quote, 1)
+        while quote == '"' and end > 0 and value[end - 1] == "\\":
+            end = value.find(quote, end + 1)
+        if end < 0:
+            raise ConfigError(f"{path}: line {number}: unterminated quoted value")
+        inner = value[1:end]
+        if quote == '"':
+            inner = inner.replace('\\"', '"').replace("\\n", "\n").replace("\\\\", "\\")
+        return inner
+    # An unquoted value ends where a comment starts (" #").
+    return re.split(r"\s+#", value, maxsplit=1)[0].strip()
+
+
+class _Env:
+    def __init__(self, values: Mapping[str, str]) -> None:
+        self._values = values
+
+    def get(self, name: str, default: T, parse: Callable[[str], T], *, secret: bool = False) -> T:
+        raw = self._values.get(name, "").strip()
+        if not raw:
+            return default
+        try:
+            return parse(raw)
+        except ValueError as exc:
+            # Secrets are not echoed into logs and terminals.
+            got = "" if secret else f", got {raw!r}"
+            raise ConfigError(f"{name}: {exc}{got}") from None
+
+
+def _non_empty(raw: str) -> str:
+    return raw
+
+
+def _int_range(low: int, high: int) -> Callable[[str], int]:
+    def parse(raw: str) -> int:
+        if not re.fullmatch(r"[+-]?\d+", raw) or not low <= int(raw) <= high:
+            raise ValueError(f"must be an integer from {low} to {high}")
+        return int(raw)
+
+    return parse
+
+
+def _one_of(*choices: str) -> Callable[[str], str]:
+    def parse(raw: str) -> str:
+        if raw.lower() not in choices:
+            raise ValueError(f"must be one of {', '.join(choices)}")
+        return raw.lower()
+
+    return parse
+
+
+def _prefixed(*prefixes: str) -> Callable[[str], str]:
+    def parse(raw: str) -> str:
+        if not raw.startswith(prefixes) or any(c.isspace() for c in raw):
+            raise ValueError(f"must be a key starting with {' or '.join(prefixes)}")
+        return raw
+
+    return parse
+
+
+def _boolean(raw: str) -> bool:
+    if raw.lower() in _TRUE:
+        return True
+    if raw.lower() in _FALSE:
+        return False
+    raise ValueError("must be true or false")
+
+
+def _database_url(raw: str) -> str:
+    if not raw.startswith(_DB_URL_PREFIXES) or raw in _DB_URL_PREFIXES:
+        raise ValueError("must be sqlite:///PATH or postgresql://USER@HOST/DB")
+    return raw
+
+
+def _http_url(raw: str) -> str:
+    if not re.fullmatch(r"https?://[^\s/]+(/\S*)?", raw):
+        raise ValueError("must be an http:// or https:// URL")
+    return raw.rstrip("/")
+
+
+def _email(raw: str) -> str:
+    if not re.fullmatch(r"[^@\s<>]+@[^@\s<>]+", raw):
+        raise ValueError("must be an email address")
+    return raw

@@ -1,0 +1,874 @@
+"""One contract suite for the storage ports, run on the in-memory fake, SQLite and PostgreSQL.
+
+Cases that depend on database constraints run on the real databases only (``db_backend``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import threading
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime, time, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, cast
+from zoneinfo import ZoneInfo
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import Engine, text
+
+from adapters.sqla import SqlaUnitOfWork, current_revision, head_revision, is_up_to_date, make_engine, ping
+from adapters.sqla import upgrade as migrate_up
+from adapters.sqla.models import NO_OVERLAP_CONSTRAINT, metadata
+from booking_core.accounts import (
+    ApprovalStatus,
+    Client,
+    Principal,
+    ResourceMapping,
+    User,
+    UserMapping,
+    VenueMapping,
+)
+from booking_core.booking import Booking, BookingStatus, CancellationReason
+from booking_core.catalog import (
+    DynamicPricing,
+    PriceUnit,
+    Resource,
+    Schedule,
+    TimeSlot,
+    UnavailablePeriod,
+)
+from booking_core.commission import Commission
+from booking_core.errors import BadRequest, NotFound, SlotUnavailable, StorageUnavailable
+from booking_core.memory import InMemoryStore
+from booking_core.payments import Payment, PaymentStatus
+from booking_core.ports import BookingQuery, IdempotencyRecord, OutboxMessage, ResourceQuery, UnitOfWork
+from booking_core.timerange import TimeRange
+from tests.support.seed import demo_client, demo_resource, demo_venue, seed
+
+BERLIN = ZoneInfo("Europe/Berlin")
+NOW = datetime(2026, 6, 1, 8, 0, tzinfo=UTC)
+DAY = date(2026, 6, 10)
+USER_ID = "00000000-0000-4000-8000-000000000001"
+OTHER_USER_ID = "00000000-0000-4000-8000-000000000002"
+THREADS = 20
+
+
+@dataclass
+class Backend:
+    """A storage implementation under test and how to seed what has no write port."""
+
+    name: str
+    uow: Callable[[], UnitOfWork]
+    add_resource: Callable[[Resource], None]
+    add_client: Callable[[Client], None]
+    engine: Engine | None = None
+
+
+def _sql_backend(name: str, url: str) -> Iterator[Backend]:
+    migrate_up(url)
+    engine = make_engine(url)
+    try:
+        yield Backend(
+            name=name,
+            uow=SqlaUnitOfWork.factory(engine),
+            add_resource=lambda resource: seed(engine, resource),
+            add_client=lambda client: seed(engine, clients=(client,)),
+            engine=engine,
+        )
+    finally:
+        engine.dispose()
+
+
+def _backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
+    if request.param == "memory":
+        store = InMemoryStore()
+        # cast: the UnitOfWork protocol's mutable attributes are invariant, so mypy refuses the fake's.
+        uow = cast("Callable[[], UnitOfWork]", store.uow)
+        yield Backend("memory", uow, store.add_resource, store.add_client)
+        return
+    fixture = "sqlite_url" if request.param == "sqlite" else "postgres_url"
+    yield from _sql_backend(request.param, request.getfixturevalue(fixture))
+
+
+_PG = pytest.param("postgresql", marks=pytest.mark.postgres)
+
+
+@pytest.fixture(params=["memory", "sqlite", _PG])
+def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
+    """Every implementation of the storage ports."""
+    yield from _backend(request)
+
+
+@pytest.fixture(params=["sqlite", _PG])
+def db_backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
+    """The real databases only (constraints, migrations, drivers)."""
+    yield from _backend(request)
+
+
+@pytest.fixture
+def pg_backend(postgres_url: str) -> Iterator[Backend]:
+    """PostgreSQL only (the exclusion constraint)."""
+    yield from _sql_backend("postgresql", postgres_url)
+
+
+def _user(user_id: str = USER_ID, email: str = "Anna@Example.com") -> User:
+    return User(id=user_id, email=email, first_name="Anna", last_name="Schmidt", created_at=NOW)
+
+
+def _seed_world(backend: Backend) -> Backend:
+    """Two resources of one venue, a client and two users."""
+    backend.add_resource(demo_resource())
+    backend.add_resource(demo_resource(id=2, name="Court 2", activity_types=()))
+    backend.add_client(demo_client())
+    with backend.uow() as uow:
+        uow.users.add(_user())
+        uow.users.add(_user(OTHER_USER_ID, "ben@example.com"))
+        uow.commit()
+    return backend
+
+
+@pytest.fixture
+def world(backend: Backend) -> Backend:
+    return _seed_world(backend)
+
+
+@pytest.fixture
+def db_world(db_backend: Backend) -> Backend:
+    return _seed_world(db_backend)
+
+
+def _at(hhmm: str, day: date = DAY) -> datetime:
+    return datetime.combine(day, time.fromisoformat(hhmm), BERLIN)
+
+
+_counter = iter(range(1, 1_000_000))
+
+
+def _booking(start: str | datetime, end: str | datetime, **fields: Any) -> Booking:
+    n = next(_counter)
+    defaults: dict[str, Any] = {
+        "id": f"00000000-0000-4000-9000-{n:012d}",
+        "reference_code": f"R{n:07d}",
+        "resource_id": 1,
+        "user_id": USER_ID,
+        "start": _at(start) if isinstance(start, str) else start,
+        "end": _at(end) if isinstance(end, str) else end,
+        "price_per_unit": Decimal("20.00"),
+        "total_price": Decimal("40.00"),
+        "status": BookingStatus.CONFIRMED,
+        "created_at": NOW,
+        "updated_at": NOW,
+    }
+    return Booking(**(defaults | fields))
+
+
+def _add(backend: Backend, *bookings: Booking) -> None:
+    with backend.uow() as uow:
+        for booking in bookings:
+            uow.bookings.add(booking)
+        uow.commit()
+
+
+def _ids(items: Sequence[Booking | OutboxMessage]) -> list[str]:
+    return [item.id for item in items]
+
+
+# --------------------------------------------------------------------------- catalog
+
+
+def _strip_ids(resource: Resource) -> Resource:
+    """The resource with database-assigned ids of schedules, slots and periods removed."""
+    schedules = tuple(
+        replace(s, id=None, time_slots=tuple(replace(t, id=None) for t in s.time_slots))
+        for s in resource.schedules
+    )
+    periods = tuple(replace(p, id=None) for p in resource.unavailable_periods)
+    return replace(resource, schedules=schedules, unavailable_periods=periods)
+
+
+def test_resource_round_trips_with_schedules_slots_and_periods(backend: Backend) -> None:
+    weekly = demo_resource().schedules
+    christmas = Schedule(specific_date=date(2026, 12, 24), priority=5)
+    summer = Schedule(
+        day_of_week=6,
+        start_date=date(2026, 7, 1),
+        end_date=date(2026, 8, 31),
+        priority=1,
+        is_active=False,
+        time_slots=(
+            TimeSlot(
+                start_time=time(9),
+                end_time=time(0),
+                price_per_unit=Decimal("12.50"),
+                pricing_unit=PriceUnit.PERSON_HOUR,
+                slot_duration_minutes=15,
+                capacity_override=2,
+                label="Summer",
+                is_bookable=False,
+            ),
+        ),
+    )
+    resource = demo_resource(
+        description="Clay court",
+        price_unit=PriceUnit.PERSON_HOUR,
+        max_booking_duration_minutes=None,
+        prevent_unbookable_gaps=True,
+        min_advance_booking_minutes=15,
+        max_advance_booking_days=30,
+        cancellation_deadline_hours=24,
+        attributes={"surface": "clay", "indoor": False, "lights": ["led"]},
+        dynamic_pricing=DynamicPricing(enabled=True, min_price=Decimal("15.00"), max_price=Decimal("45.00")),
+        schedules=(*weekly, christmas, summer),
+        unavailable_periods=(
+            UnavailablePeriod(start=_at("08:00"), end=_at("12:00"), reason="maintenance"),
+            UnavailablePeriod(start=_at("00:00", DAY + timedelta(1)), end=_at("23:00", DAY + timedelta(1))),
+        ),
+    )
+    backend.add_resource(resource)
+
+    with backend.uow() as uow:
+        loaded = uow.resources.get(1)
+        missing = uow.resources.get(99)
+
+    assert missing is None
+    assert loaded is not None
+    assert _strip_ids(loaded) == _strip_ids(resource)
+    assert loaded.venue == demo_venue()
+    assert loaded.tz == BERLIN
+    assert loaded.unavailable_periods[0].start.tzinfo is not None
+    assert [s.specific_date for s in loaded.schedules if s.specific_date] == [date(2026, 12, 24)]
+
+
+def test_resource_listing_filters_and_order(world: Backend) -> None:
+    world.add_resource(
+        demo_resource(id=3, name="A court", venue=demo_venue(id=2, slug="other", name="Another Club"))
+    )
+    world.add_resource(demo_resource(id=4, name="Closed", is_active=False, activity_types=()))
+    with world.uow() as uow:
+        everything = uow.resources.list(ResourceQuery(is_active=None, is_bookable=None))
+        active = uow.resources.list(ResourceQuery())
+        by_slug = uow.resources.list(ResourceQuery(venue_slug="center-court"))
+        by_venue = uow.resources.list(ResourceQuery(venue_id=2))
+        tennis = uow.resources.list(ResourceQuery(activity_id=1))
+        inactive = uow.resources.list(ResourceQuery(is_active=False))
+        for_venue = uow.resources.for_venue(1)
+        venue = uow.resources.get_venue(2)
+
+    assert [r.id for r in everything] == [3, 4, 1, 2]  # venue name, then resource name
+    assert [r.id for r in active] == [3, 1, 2]
+    assert [r.id for r in by_slug] == [1, 2]
+    assert [r.id for r in by_venue] == [3]
+    assert [r.id for r in tennis] == [3, 1]
+    assert [r.id for r in inactive] == [4]
+    assert [r.id for r in for_venue] == [4, 1, 2]
+    assert venue is not None
+    assert venue.slug == "other"
+
+
+# --------------------------------------------------------------------------- bookings
+
+
+def test_booking_add_get_save_and_reference(world: Backend) -> None:
+    booking = _booking(
+        "10:00",
+        "11:30",
+        status=BookingStatus.PENDING,
+        client_id=1,
+        participant_count=3,
+        pricing_unit=PriceUnit.PERSON_HOUR,
+        price_per_unit=Decimal("12.35"),
+        total_price=Decimal("55.58"),
+        notes="bring balls",
+        hold_expires_at=NOW + timedelta(minutes=15),
+    )
+    _add(world, booking)
+
+    with world.uow() as uow:
+        loaded = uow.bookings.get(booking.id)
+        by_reference = uow.bookings.get_by_reference(booking.reference_code)
+        assert uow.bookings.get("no-such-id") is None
+        assert uow.bookings.get_by_reference("ZZZZZZZZ") is None
+
+    assert loaded is not None
+    assert loaded == booking
+    assert by_reference == booking
+    assert loaded.start.tzinfo is not None
+    assert loaded.start == _at("10:00")
+    assert isinstance(loaded.total_price, Decimal)
+
+    later = NOW + timedelta(minutes=5)
+    paid = loaded.mark_paid(later)
+    cancelled = paid.cancel(later, CancellationReason.WEATHER, "storm")
+    with world.uow() as uow:
+        uow.bookings.save(cancelled)
+        uow.commit()
+    with world.uow() as uow:
+        assert uow.bookings.get(booking.id) == cancelled
+
+
+def test_save_of_unknown_booking_is_not_found(db_world: Backend) -> None:
+    with db_world.uow() as uow, pytest.raises(NotFound):
+        uow.bookings.save(_booking("10:00", "11:00"))
+
+
+def test_blocking_counts_live_bookings_and_unexpired_holds(world: Backend) -> None:
+    confirmed = _booking("09:00", "10:30")
+    held = _booking(
+        "11:00", "11:30", status=BookingStatus.PENDING, hold_expires_at=NOW + timedelta(minutes=1)
+    )
+    paid = _booking("11:30", "12:30", status=BookingStatus.PAID)
+    lapsed = _booking("10:30", "11:00", status=BookingStatus.PENDING, hold_expires_at=NOW)
+    open_hold = _booking("13:00", "14:00", status=BookingStatus.PENDING, hold_expires_at=None)
+    cancelled = _booking("10:00", "12:00", status=BookingStatus.CANCELLED, cancelled_at=NOW)
+    refunded = _booking("10:00", "12:00", status=BookingStatus.REFUNDED)
+    other_resource = _booking("10:00", "12:00", resource_id=2)
+    _add(world, confirmed, held, paid, lapsed, open_hold, cancelled, refunded, other_resource)
+
+    def blocking(start: str, end: str, resource_id: int = 1) -> list[str]:
+        with world.uow() as uow:
+            return _ids(uow.bookings.blocking(resource_id, TimeRange(_at(start), _at(end)), NOW))
+
+    assert blocking("10:00", "12:00") == _ids([confirmed, held, paid])
+    assert blocking("12:30", "13:00") == []  # touching ends do not overlap
+    assert blocking("08:00", "09:00") == []
+    assert blocking("12:30", "13:30") == _ids([open_hold])
+    assert blocking("00:00", "23:00", resource_id=2) == _ids([other_resource])
+
+
+def test_expired_holds_and_ended(world: Backend) -> None:
+    due = _booking("09:00", "10:00", status=BookingStatus.PENDING, hold_expires_at=NOW)
+    overdue = _booking(
+        "10:00", "11:00", resource_id=2, status=BookingStatus.PENDING, hold_expires_at=NOW - timedelta(1)
+    )
+    live = _booking(
+        "11:00", "12:00", status=BookingStatus.PENDING, hold_expires_at=NOW + timedelta(seconds=1)
+    )
+    unlimited = _booking("12:00", "13:00", status=BookingStatus.PENDING, hold_expires_at=None)
+    past_paid = _booking(NOW - timedelta(hours=2), NOW, status=BookingStatus.PAID)
+    past_confirmed = _booking(NOW - timedelta(hours=3), NOW - timedelta(hours=2))
+    past_cancelled = _booking(NOW - timedelta(hours=2), NOW, status=BookingStatus.CANCELLED)
+    running = _booking(NOW, NOW + timedelta(hours=1), status=BookingStatus.PAID)
+    _add(world, due, overdue, live, unlimited, past_paid, past_confirmed, past_cancelled, running)
+
+    with world.uow() as uow:
+        expired = set(_ids(uow.bookings.expired_holds(NOW)))
+        expired_here = _ids(uow.bookings.expired_holds(NOW, resource_id=1))
+        ended = set(_ids(uow.bookings.ended(NOW)))
+
+    assert expired == {due.id, overdue.id}
+    assert expired_here == [due.id]
+    assert ended == {past_paid.id, past_confirmed.id}
+
+
+def test_booking_list_filters_newest_start_first(world: Backend) -> None:
+    early = _booking("09:00", "10:00")
+    late = _booking("15:00", "16:00", client_id=1)
+    middle = _booking("12:00", "13:00", client_id=1, status=BookingStatus.CANCELLED)
+    someone_else = _booking("17:00", "18:00", user_id=OTHER_USER_ID, client_id=1)
+    _add(world, early, late, middle, someone_else)
+
+    with world.uow() as uow:
+        mine = uow.bookings.list(BookingQuery(user_id=USER_ID))
+        through_client = uow.bookings.list(BookingQuery(client_id=1))
+        mine_through_client = uow.bookings.list(BookingQuery(user_id=USER_ID, client_id=1))
+        only_client = uow.bookings.list(BookingQuery(user_id=USER_ID, only_client_bookings=True))
+        upcoming = uow.bookings.list(BookingQuery(user_id=USER_ID, starts_after=_at("12:00")))
+
+    assert _ids(mine) == _ids([late, middle, early])
+    assert _ids(through_client) == _ids([someone_else, late, middle])
+    assert _ids(mine_through_client) == _ids([late, middle])
+    assert _ids(only_client) == _ids([late, middle])
+    assert _ids(upcoming) == _ids([late])
+
+
+def test_sqlite_reads_back_aware_utc(db_world: Backend) -> None:
+    booking = _booking("10:00", "11:00", paid_at=datetime(2026, 6, 1, 12, 0, tzinfo=ZoneInfo("Asia/Tokyo")))
+    _add(db_world, booking)
+    with db_world.uow() as uow:
+        loaded = uow.bookings.get(booking.id)
+    assert loaded is not None
+    assert loaded.start.utcoffset() == timedelta(0)
+    assert loaded.start == _at("10:00")
+    assert loaded.paid_at == datetime(2026, 6, 1, 3, 0, tzinfo=UTC)
+
+
+# --------------------------------------------------------------------------- accounts
+
+
+def test_users_by_id_and_email_case_insensitively(world: Backend) -> None:
+    with world.uow() as uow:
+        assert uow.users.get(USER_ID) == _user()
+        assert uow.users.get_by_email("anna@example.COM") == _user()
+        assert uow.users.get_by_email(" ANNA@example.com ") == _user()
+        assert uow.users.get_by_email("nobody@example.com") is None
+        assert uow.users.get("nobody") is None
+
+
+def test_user_emails_are_unique_regardless_of_case(db_world: Backend) -> None:
+    with db_world.uow() as uow, pytest.raises(BadRequest):
+        uow.users.add(_user("00000000-0000-4000-8000-000000000009", "ANNA@example.com"))
+
+
+def test_tokens_resolve_until_revoked(world: Backend) -> None:
+    with world.uow() as uow:
+        uow.tokens.add("user-hash", Principal(user_id=USER_ID), NOW)
+        uow.tokens.add("client-hash", Principal(client_id=1), NOW)
+        uow.commit()
+    with world.uow() as uow:
+        assert uow.tokens.principal("user-hash") == Principal(user_id=USER_ID)
+        assert uow.tokens.principal("client-hash") == Principal(client_id=1)
+        assert uow.tokens.principal("unknown") is None
+        uow.tokens.revoke("user-hash")
+        uow.tokens.revoke("unknown")
+        uow.commit()
+    with world.uow() as uow:
+        assert uow.tokens.principal("user-hash") is None
+        assert uow.tokens.principal("client-hash") == Principal(client_id=1)
+
+
+def test_clients(world: Backend) -> None:
+    with world.uow() as uow:
+        assert uow.clients.get(1) == demo_client()
+        assert uow.clients.get(2) is None
+
+
+# --------------------------------------------------------------------------- mappings
+
+
+def test_user_mappings(world: Backend) -> None:
+    first = UserMapping(id="um-1", client_id=1, external_id="ext-anna", user_id=USER_ID, created_at=NOW)
+    second = UserMapping(
+        id="um-2", client_id=1, external_id="ext-ben", user_id=OTHER_USER_ID, is_active=False, created_at=NOW
+    )
+    third = UserMapping(
+        id="um-0", client_id=1, external_id="ext-3", user_id=USER_ID, created_at=NOW + timedelta(1)
+    )
+    with world.uow() as uow:
+        for mapping in (third, second, first):
+            uow.user_mappings.add(mapping)
+        uow.commit()
+    with world.uow() as uow:
+        assert uow.user_mappings.get(1, "ext-anna") == first
+        assert uow.user_mappings.get(2, "ext-anna") is None
+        assert uow.user_mappings.for_user(1, OTHER_USER_ID) == second
+        assert uow.user_mappings.for_user(1, "nobody") is None
+        listed = uow.user_mappings.list(1, is_active=None, limit=10, offset=0)
+        active = uow.user_mappings.list(1, is_active=True, limit=10, offset=0)
+        page = uow.user_mappings.list(1, is_active=None, limit=1, offset=1)
+    assert [m.id for m in listed] == ["um-1", "um-2", "um-0"]  # created_at, then id
+    assert [m.id for m in active] == ["um-1", "um-0"]
+    assert [m.id for m in page] == ["um-2"]
+
+
+def test_resource_and_venue_mappings(world: Backend) -> None:
+    resource_mapping = ResourceMapping(
+        id="rm-1", client_id=1, external_id="court-a", resource_id=1, external_data={"x": 1}, created_at=NOW
+    )
+    venue_mapping = VenueMapping(id="vm-1", client_id=1, external_id="club-a", venue_id=1, created_at=NOW)
+    with world.uow() as uow:
+        uow.resource_mappings.add(resource_mapping)
+        uow.venue_mappings.add(venue_mapping)
+        uow.commit()
+    with world.uow() as uow:
+        assert uow.resource_mappings.get(1, "court-a") == resource_mapping
+        assert uow.resource_mappings.get(1, "nope") is None
+        assert uow.resource_mappings.list(1) == [resource_mapping]
+        assert uow.venue_mappings.get(1, "club-a") == venue_mapping
+        assert uow.venue_mappings.get_by_id("vm-1") == venue_mapping
+        assert uow.venue_mappings.list(None, ApprovalStatus.APPROVED) == []
+        uow.venue_mappings.save(venue_mapping.decide(ApprovalStatus.APPROVED))
+        uow.commit()
+    with world.uow() as uow:
+        approved = uow.venue_mappings.list(1, ApprovalStatus.APPROVED)
+        assert [m.approval_status for m in approved] == [ApprovalStatus.APPROVED]
+        assert uow.venue_mappings.list(None, None) == approved
+        assert uow.venue_mappings.list(2, None) == []
+
+
+@pytest.mark.parametrize("kind", ["user", "resource", "venue"])
+def test_mappings_are_unique_per_client_and_external_id(db_world: Backend, kind: str) -> None:
+    db_world.add_client(demo_client(id=2, name="OtherApp"))
+
+    def mapping(mapping_id: str, client_id: int) -> Any:
+        common: dict[str, Any] = {
+            "id": mapping_id,
+            "client_id": client_id,
+            "external_id": "same",
+            "created_at": NOW,
+        }
+        if kind == "user":
+            return UserMapping(user_id=USER_ID, **common)
+        if kind == "resource":
+            return ResourceMapping(resource_id=1, **common)
+        return VenueMapping(venue_id=1, **common)
+
+    def repository(uow: UnitOfWork) -> Any:
+        return {"user": uow.user_mappings, "resource": uow.resource_mappings, "venue": uow.venue_mappings}[
+            kind
+        ]
+
+    with db_world.uow() as uow:
+        repository(uow).add(mapping("m-1", 1))
+        repository(uow).add(mapping("m-2", 2))  # another client may use the same external id
+        uow.commit()
+    with db_world.uow() as uow, pytest.raises(BadRequest, match=r"already exists|conflict"):
+        repository(uow).add(mapping("m-3", 1))
+
+
+# --------------------------------------------------------------------------- money
+
+
+def _commission(booking: Booking, **fields: Any) -> Commission:
+    defaults: dict[str, Any] = {
+        "id": f"c-{booking.id[-4:]}",
+        "booking_id": booking.id,
+        "reference_code": booking.reference_code,
+        "client_id": 1,
+        "base_amount": Decimal("40.00"),
+        "commission_percent": Decimal("12.50"),
+        "amount": Decimal("5.00"),
+        "currency": "EUR",
+        "month": "2026-06",
+        "created_at": NOW,
+    }
+    return Commission(**(defaults | fields))
+
+
+def test_commissions(world: Backend) -> None:
+    june, july = _booking("10:00", "11:00", client_id=1), _booking("11:00", "12:00", client_id=1)
+    _add(world, june, july)
+    first, second = _commission(june), _commission(july, month="2026-07")
+    with world.uow() as uow:
+        uow.commissions.add(first)
+        uow.commissions.add(second)
+        uow.commit()
+    with world.uow() as uow:
+        assert uow.commissions.for_booking(june.id) == first
+        assert uow.commissions.for_booking("none") is None
+        assert uow.commissions.list(client_id=1, month="2026-06") == [first]
+        assert uow.commissions.list(client_id=None, month="2026-07") == [second]
+        assert uow.commissions.list(client_id=2, month="2026-06") == []
+        uow.commissions.save(first.pay_out())
+        uow.commit()
+    with world.uow() as uow:
+        assert uow.commissions.for_booking(june.id) == first.pay_out()
+
+
+def test_one_commission_per_booking(db_world: Backend) -> None:
+    booking = _booking("10:00", "11:00", client_id=1)
+    _add(db_world, booking)
+    with db_world.uow() as uow:
+        uow.commissions.add(_commission(booking))
+        uow.commit()
+    with db_world.uow() as uow, pytest.raises(BadRequest):
+        uow.commissions.add(_commission(booking, id="c-other"))
+
+
+def test_payments_and_processed_events(world: Backend) -> None:
+    booking = _booking("10:00", "11:00", status=BookingStatus.PENDING)
+    _add(world, booking)
+    first = Payment(
+        id="p-1",
+        booking_id=booking.id,
+        provider="sandbox",
+        payment_intent_id="pi_1",
+        client_secret="pi_1_secret",
+        amount=Decimal("40.00"),
+        currency="EUR",
+        created_at=NOW,
+    )
+    second = replace(first, id="p-2", payment_intent_id="pi_2", created_at=NOW + timedelta(minutes=1))
+    with world.uow() as uow:
+        uow.payments.add(second)
+        uow.payments.add(first)
+        assert uow.payments.mark_event_processed("evt_1", NOW) is True
+        uow.commit()
+    succeeded = replace(first, status=PaymentStatus.SUCCEEDED, paid_at=NOW)
+    with world.uow() as uow:
+        assert uow.payments.by_intent("pi_2") == second
+        assert uow.payments.by_intent("pi_none") is None
+        assert list(uow.payments.for_booking(booking.id)) == [first, second]
+        uow.payments.save(succeeded)
+        assert uow.payments.mark_event_processed("evt_1", NOW) is False
+        assert uow.payments.mark_event_processed("evt_2", NOW) is True
+        uow.commit()
+    with world.uow() as uow:
+        assert uow.payments.by_intent("pi_1") == succeeded
+        assert uow.payments.mark_event_processed("evt_2", NOW) is False
+
+
+# --------------------------------------------------------------------------- idempotency and outbox
+
+
+def test_idempotency_records(world: Backend) -> None:
+    record = IdempotencyRecord(
+        scope="user:1:POST /bookings/",
+        key="k-1",
+        request_hash="abc",
+        status_code=201,
+        body=b'{"id": "x"}\x00\xff',
+        created_at=NOW,
+    )
+    with world.uow() as uow:
+        uow.idempotency.add(record)
+        uow.commit()
+    with world.uow() as uow:
+        assert uow.idempotency.get(record.scope, "k-1") == record
+        assert uow.idempotency.get(record.scope, "k-2") is None
+        assert uow.idempotency.get("other-scope", "k-1") is None
+
+
+def test_idempotency_key_is_stored_once(db_world: Backend) -> None:
+    record = IdempotencyRecord(
+        scope="s", key="k", request_hash="h", status_code=201, body=b"{}", created_at=NOW
+    )
+    with db_world.uow() as uow:
+        uow.idempotency.add(record)
+        uow.commit()
+    with db_world.uow() as uow, pytest.raises(BadRequest):
+        uow.idempotency.add(replace(record, request_hash="other"))
+
+
+def test_outbox_queue_for_the_worker(db_world: Backend) -> None:
+    message = OutboxMessage(id="m-1", kind="booking_paid_user", payload={"booking_id": "b"}, created_at=NOW)
+    later = OutboxMessage(
+        id="m-2", kind="booking_paid_venue", payload={}, created_at=NOW + timedelta(hours=1)
+    )
+    with db_world.uow() as uow:
+        uow.outbox.add(message)
+        uow.outbox.add(later)
+        uow.commit()
+    with db_world.uow() as uow:
+        assert isinstance(uow, SqlaUnitOfWork)  # the worker's side of the outbox is adapter-specific
+        outbox = uow.outbox_queue
+        assert outbox.due(NOW) == [message]
+        outbox.mark_failed("m-1", "smtp down", NOW + timedelta(minutes=5))
+        uow.commit()
+    with db_world.uow() as uow:
+        assert isinstance(uow, SqlaUnitOfWork)
+        outbox = uow.outbox_queue
+        assert outbox.due(NOW) == []
+        assert outbox.attempts("m-1") == 1
+        assert _ids(outbox.due(NOW + timedelta(hours=1))) == ["m-1", "m-2"]
+        outbox.mark_sent("m-1", NOW + timedelta(hours=1))
+        uow.commit()
+    with db_world.uow() as uow:
+        assert isinstance(uow, SqlaUnitOfWork)
+        assert _ids(uow.outbox_queue.due(NOW + timedelta(days=1))) == ["m-2"]
+
+
+# --------------------------------------------------------------------------- transactions
+
+
+def test_changes_roll_back_unless_committed(world: Backend) -> None:
+    booking = _booking("10:00", "11:00")
+    with world.uow() as uow:
+        uow.bookings.add(booking)
+        uow.users.add(_user("00000000-0000-4000-8000-000000000003", "carl@example.com"))
+    with world.uow() as uow:
+        uow.bookings.add(booking)
+        uow.rollback()
+        uow.commit()
+
+    def failing_use_case() -> None:
+        with world.uow() as uow:
+            uow.bookings.add(booking)
+            raise RuntimeError("use case failed")
+
+    with pytest.raises(RuntimeError):
+        failing_use_case()
+    with world.uow() as uow:
+        assert uow.bookings.get(booking.id) is None
+        assert uow.users.get_by_email("carl@example.com") is None
+
+
+def _race(backend: Backend, attempt: Callable[[UnitOfWork, Booking], str]) -> list[str]:
+    """``THREADS`` units of work try to book overlapping time at once; returns each outcome."""
+    start = threading.Barrier(THREADS)
+
+    def one(i: int) -> str:
+        booking = _booking(
+            "10:00" if i % 2 else "10:30",
+            "11:30",
+            status=BookingStatus.PENDING,
+            hold_expires_at=NOW + timedelta(minutes=15),
+        )
+        start.wait()
+        try:
+            with backend.uow() as uow:
+                return attempt(uow, booking)
+        except SlotUnavailable:
+            return "refused"
+
+    with ThreadPoolExecutor(THREADS) as pool:
+        outcomes = list(pool.map(one, range(THREADS)))
+    with backend.uow() as uow:
+        booked = uow.bookings.blocking(1, TimeRange(_at("00:00"), _at("23:00")), NOW)
+    assert len(booked) == 1
+    return outcomes
+
+
+def _lock_check_add(uow: UnitOfWork, booking: Booking) -> str:
+    uow.resources.lock(booking.resource_id)
+    for lapsed in uow.bookings.expired_holds(NOW, booking.resource_id):
+        uow.bookings.save(lapsed.expire(NOW))
+    if uow.bookings.blocking(booking.resource_id, booking.span, NOW):
+        return "observed"
+    uow.bookings.add(booking)
+    uow.commit()
+    return "won"
+
+
+@pytest.mark.slow
+def test_parallel_overlapping_bookings_exactly_one_wins(world: Backend) -> None:
+    outcomes = _race(world, _lock_check_add)
+    assert outcomes.count("won") == 1
+    assert outcomes.count("observed") + outcomes.count("refused") == THREADS - 1
+
+
+def _book_in_process(url: str, index: int, barrier: Any, results: Any) -> None:
+    """One server process: its own engine, lock-check-insert, outcome on ``results``."""
+    engine = make_engine(url)
+    booking = _booking(
+        "10:00", "11:30", id=f"00000000-0000-4000-a000-{index:012d}", reference_code=f"P{index:07d}"
+    )
+    barrier.wait()
+    try:
+        with SqlaUnitOfWork.factory(engine)() as uow:
+            results.put(_lock_check_add(uow, booking))
+    except SlotUnavailable:
+        results.put("refused")
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.slow
+def test_parallel_processes_on_one_database_exactly_one_wins(db_world: Backend) -> None:
+    assert db_world.engine is not None
+    url = (
+        db_world.engine.url.render_as_string(hide_password=False)
+        .replace("+psycopg", "")
+        .replace("+pysqlite", "")
+    )
+    processes_count = 8
+    context = multiprocessing.get_context("fork")
+    barrier, results = context.Barrier(processes_count), context.Queue()
+    processes = [
+        context.Process(target=_book_in_process, args=(url, i, barrier, results))
+        for i in range(processes_count)
+    ]
+    for process in processes:
+        process.start()
+    outcomes = [results.get(timeout=60) for _ in processes]
+    for process in processes:
+        process.join(timeout=60)
+    assert outcomes.count("won") == 1
+    assert outcomes.count("observed") + outcomes.count("refused") == processes_count - 1
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_exclusion_constraint_alone_lets_one_of_many_win(pg_backend: Backend) -> None:
+    _seed_world(pg_backend)
+
+    def add_without_lock(uow: UnitOfWork, booking: Booking) -> str:
+        uow.bookings.add(booking)
+        uow.commit()
+        return "won"
+
+    outcomes = _race(pg_backend, add_without_lock)
+    assert outcomes.count("won") == 1
+    assert outcomes.count("refused") == THREADS - 1
+
+
+@pytest.mark.postgres
+def test_exclusion_constraint_refuses_overlap_but_not_cancelled_or_touching(pg_backend: Backend) -> None:
+    _seed_world(pg_backend)
+    _add(pg_backend, _booking("10:00", "11:00"))
+    with pg_backend.uow() as uow, pytest.raises(SlotUnavailable):
+        uow.bookings.add(_booking("10:30", "12:00", status=BookingStatus.PENDING))  # raised at add (flush)
+    _add(
+        pg_backend,
+        _booking("11:00", "12:00"),  # touching
+        _booking("10:00", "11:00", status=BookingStatus.CANCELLED),
+        _booking("10:00", "11:00", resource_id=2),
+    )
+    expired_hold = _booking("13:00", "14:00", status=BookingStatus.PENDING, hold_expires_at=NOW)
+    _add(pg_backend, expired_hold)
+    with pg_backend.uow() as uow:
+        # A lapsed hold still holds its row in the constraint until the use case expires it.
+        uow.bookings.save(expired_hold.expire(NOW))
+        uow.bookings.add(_booking("13:00", "14:00"))
+        uow.commit()
+
+
+def test_commit_time_overlap_is_slot_unavailable(world: Backend) -> None:
+    """Without the check, the storage itself refuses a second blocking booking of the same time."""
+    if world.name == "sqlite":
+        pytest.skip("SQLite has no overlap constraint; BEGIN IMMEDIATE serializes lock-check-insert instead")
+    _add(world, _booking("10:00", "11:00"))
+    with pytest.raises(SlotUnavailable):
+        _add(world, _booking("10:30", "11:30"))
+
+
+# --------------------------------------------------------------------------- failures and schema
+
+
+@pytest.mark.parametrize("kind", ["postgresql", "sqlite"])
+def test_unreachable_database_is_storage_unavailable(kind: str, tmp_path: Path) -> None:
+    # Nothing listens on port 1; a directory cannot be opened as an SQLite database file.
+    url = "postgresql://postgres@127.0.0.1:1/nowhere" if kind == "postgresql" else f"sqlite:///{tmp_path}"
+    engine = make_engine(url)
+    uow_factory = SqlaUnitOfWork.factory(engine)
+    with pytest.raises(StorageUnavailable), uow_factory() as uow:
+        uow.resources.get(1)
+
+    def add_user() -> None:
+        with uow_factory() as uow:
+            uow.users.add(_user())
+            uow.commit()
+
+    with pytest.raises(StorageUnavailable):
+        add_user()
+    assert ping(engine) is False
+    engine.dispose()
+
+
+def test_migrations_bring_the_database_up_to_date(sqlite_url: str) -> None:
+    assert current_revision(sqlite_url) is None
+    assert not is_up_to_date(sqlite_url)
+    migrate_up(sqlite_url)
+    migrate_up(sqlite_url)  # a second run changes nothing
+    assert current_revision(sqlite_url) == head_revision()
+    assert is_up_to_date(sqlite_url)
+    assert Path(sqlite_url.removeprefix("sqlite:///")).exists()
+
+
+def test_models_agree_with_the_migrated_schema(db_backend: Backend) -> None:
+    assert db_backend.engine is not None
+    assert ping(db_backend.engine)
+    with warnings.catch_warnings(), db_backend.engine.connect() as connection:
+        # SQLite cannot reflect the expression index on lower(email); PostgreSQL compares it.
+        warnings.filterwarnings("ignore", message=".*expression-based index")
+        context = MigrationContext.configure(connection, opts={"compare_type": True})
+        assert compare_metadata(context, metadata) == []
+        if connection.dialect.name == "postgresql":
+            found = connection.execute(
+                text("SELECT contype FROM pg_constraint WHERE conname = :name"),
+                {"name": NO_OVERLAP_CONSTRAINT},
+            ).scalar_one()
+            assert found == "x"
+
+
+def test_domain_and_rows_share_field_names() -> None:
+    """A new field on Booking must get a column (the mapping functions would silently drop it)."""
+    renamed = {"start": "start_at", "end": "end_at"}
+    columns = set(metadata.tables["bookings"].columns.keys())
+    assert {renamed.get(f.name, f.name) for f in dataclasses.fields(Booking)} <= columns
