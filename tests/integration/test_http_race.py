@@ -1,0 +1,170 @@
+"""Races over HTTP against `booking serve` with several worker processes on PostgreSQL.
+
+The no-double-booking guarantee must hold across processes, not only threads: exactly one of
+many concurrent requests for a slot wins, and the gap rule holds for neighbouring requests.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import httpx
+import pytest
+
+from tests.support.postgres import require_postgres, temporary_database
+
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+
+BERLIN = ZoneInfo("Europe/Berlin")
+TOKEN = "race-user-token"
+BOOKING = str(Path(sys.executable).with_name("booking"))
+
+
+def _catalog() -> dict[str, object]:
+    slots = [{"start_time": "08:00:00", "end_time": "22:00:00", "price_per_unit": "20.00"}]
+    return {
+        "venues": [
+            {
+                "slug": "race",
+                "name": "Race Arena",
+                "venue_type": "tennis_club",
+                "street_address": "Rennweg 1",
+                "city": "Berlin",
+                "postal_code": "10115",
+                "country": "DE",
+                "latitude": "52.52",
+                "longitude": "13.40",
+                "timezone": "Europe/Berlin",
+                "operator_email": "ops@race.example",
+                "resources": [
+                    {
+                        "name": "Court 1",
+                        "capacity": 4,
+                        "base_price": "20.00",
+                        "currency": "EUR",
+                        "price_unit": "hour",
+                        "booking_interval_minutes": 30,
+                        "min_booking_duration_minutes": 60,
+                        "max_booking_duration_minutes": 240,
+                        "prevent_unbookable_gaps": True,
+                        "schedules": [{"day_of_week": d, "time_slots": slots} for d in range(1, 8)],
+                    }
+                ],
+            }
+        ],
+        "users": [{"email": "racer@example.com", "first_name": "Ra", "last_name": "Cer", "token": TOKEN}],
+        "clients": [],
+    }
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
+    require_postgres()
+    tmp = tmp_path_factory.mktemp("race")
+    with temporary_database() as url:
+        port = _free_port()
+        env = {
+            **os.environ,
+            "BOOKING_DATABASE_URL": url,
+            "BOOKING_PORT": str(port),
+            "BOOKING_WORKERS": "3",
+            "BOOKING_RATE_LIMIT_PER_MINUTE": "0",
+            "BOOKING_PENDING_HOLD_MINUTES": "600",
+            "BOOKING_MAIL_DIR": str(tmp / "mail"),
+        }
+        catalog = tmp / "race.json"
+        catalog.write_text(json.dumps(_catalog()))
+        subprocess.run([BOOKING, "db", "upgrade"], env=env, check=True, capture_output=True)
+        subprocess.run([BOOKING, "catalog", "load", str(catalog)], env=env, check=True, capture_output=True)
+        proc = subprocess.Popen(
+            [BOOKING, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            _wait_healthy(base, proc)
+            resource_id = httpx.get(f"{base}/api/v1/resources/").json()[0]["id"]
+            yield base, resource_id
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+def _wait_healthy(base: str, proc: subprocess.Popen[bytes]) -> None:
+    for _ in range(150):
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+        try:
+            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError("server did not become healthy")
+
+
+def _at(day: date, hour: int, minute: int = 0) -> str:
+    return datetime(day.year, day.month, day.day, hour, minute, tzinfo=BERLIN).isoformat()
+
+
+def _post_all(base: str, bodies: list[dict[str, object]]) -> list[httpx.Response]:
+    headers = {"Authorization": f"Token {TOKEN}"}
+
+    def post(body: dict[str, object]) -> httpx.Response:
+        return httpx.post(f"{base}/api/v1/bookings/", json=body, headers=headers, timeout=60)
+
+    with ThreadPoolExecutor(max_workers=len(bodies)) as pool:
+        return list(pool.map(post, bodies))
+
+
+def test_fifty_requests_for_one_slot_exactly_one_wins(server: tuple[str, int]) -> None:
+    base, resource = server
+    day = datetime.now(BERLIN).date() + timedelta(days=3)
+    body = {"resource": resource, "start_datetime": _at(day, 10), "end_datetime": _at(day, 11)}
+    responses = _post_all(base, [body] * 50)
+    statuses = sorted(r.status_code for r in responses)
+    assert statuses == [201] + [400] * 49, statuses
+    for refused in (r for r in responses if r.status_code == 400):
+        assert list(refused.json()) == ["non_field_errors"], refused.text
+
+
+def test_neighbours_racing_cannot_leave_an_unbookable_gap(server: tuple[str, int]) -> None:
+    base, resource = server
+    day = datetime.now(BERLIN).date() + timedelta(days=4)
+    fences = [
+        {"resource": resource, "start_datetime": _at(day, 9), "end_datetime": _at(day, 10)},
+        {"resource": resource, "start_datetime": _at(day, 13), "end_datetime": _at(day, 14)},
+    ]
+    assert [r.status_code for r in _post_all(base, fences)] == [201, 201]
+    # Free block 10:00-13:00. Each request alone is valid; together they leave 11:00-11:30 free.
+    left = {"resource": resource, "start_datetime": _at(day, 10), "end_datetime": _at(day, 11)}
+    right = {"resource": resource, "start_datetime": _at(day, 11, 30), "end_datetime": _at(day, 13)}
+    responses = _post_all(base, [left, right] * 25)
+    statuses = [r.status_code for r in responses]
+    assert sorted(statuses) == [201] + [400] * 49, statuses
+    assert all(r.status_code < 500 for r in responses)
+    availability = httpx.get(
+        f"{base}/api/v1/resources/{resource}/availability/",
+        params={"start_date": str(day), "end_date": str(day)},
+    ).json()
+    booked = sorted((s["start_datetime"], s["end_datetime"]) for s in availability["booked_slots"])
+    assert len(booked) == 3
+    for (_s1, end), (start, _e2) in itertools.pairwise(booked):
+        gap = (datetime.fromisoformat(start) - datetime.fromisoformat(end)).total_seconds() / 60
+        assert gap == 0 or gap >= 60, booked
