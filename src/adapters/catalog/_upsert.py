@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
 
@@ -131,26 +131,8 @@ class _Writer:
         if row is None:
             row = VenueRow(slug=spec.slug, created_at=self.now)
             self.session.add(row)
-        values = {
-            key: getattr(spec, key)
-            for key in (
-                "name",
-                "description",
-                "short_description",
-                "venue_type",
-                "street_address",
-                "city",
-                "postal_code",
-                "country",
-                "latitude",
-                "longitude",
-                "timezone",
-                "operator_email",
-                "provider_account_id",
-                "is_active",
-                "is_published",
-            )
-        }
+        # every field of the file's venue except its key and its children
+        values = {f.name: getattr(spec, f.name) for f in fields(spec) if f.name not in {"slug", "resources"}}
         self._apply("venues", row, values, created=created)
         self.session.flush()
         for resource in spec.resources:

@@ -10,6 +10,7 @@ YAML anchors).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import fields
 from datetime import time
 from decimal import Decimal
 from itertools import pairwise
@@ -119,25 +120,7 @@ def _unique(items: tuple[T, ...], key: str, value: Callable[[T], str], path: str
             raise CatalogError(f"{path}[{index}].{key}: {value(item)!r} appears twice (also {path}[{seen}])")
 
 
-_VENUE_KEYS = (
-    "slug",
-    "name",
-    "description",
-    "short_description",
-    "venue_type",
-    "street_address",
-    "city",
-    "postal_code",
-    "country",
-    "latitude",
-    "longitude",
-    "timezone",
-    "operator_email",
-    "provider_account_id",
-    "is_active",
-    "is_published",
-    "resources",
-)
+_VENUE_KEYS = tuple(f.name for f in fields(VenueSpec))
 
 
 def _venue(raw: object, path: str) -> VenueSpec:
