@@ -1,0 +1,126 @@
+"""The application factory: routes, error mapping, rate limit, metrics and the OpenAPI document."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from litestar import Litestar, Router
+from litestar.datastructures import State
+from litestar.di import Provide
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import SwaggerRenderPlugin
+from litestar.openapi.spec import Components, SecurityScheme
+from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
+
+from booking_core.usecases.deps import Deps
+from entrypoints.http.auth import provide_principal
+from entrypoints.http.errors import handle_exception
+from entrypoints.http.inputs import reject_null_characters
+from entrypoints.http.ratelimit import UNLIMITED_OPT_KEY, rate_limit_middleware
+from entrypoints.http.routes import auth, bookings, client, resources
+from entrypoints.http.routes.health import health
+from entrypoints.http.routes.webhooks import provider_webhook
+
+MAX_BODY_BYTES = 1024 * 1024
+API_PREFIX = "/api/v1"
+
+
+class _Settings(Protocol):
+    @property
+    def rate_limit_per_minute(self) -> int: ...
+
+    @property
+    def stripe_webhook_secret(self) -> str: ...
+
+
+class AppServices(Protocol):
+    """What the HTTP layer needs from the composition root (``entrypoints.bootstrap.Services``)."""
+
+    @property
+    def settings(self) -> _Settings: ...
+
+    @property
+    def deps(self) -> Deps: ...
+
+    def ping(self) -> bool: ...
+
+
+class MetricsController(PrometheusController):
+    """``GET /metrics`` in the Prometheus text format; never rate limited."""
+
+    opt = {UNLIMITED_OPT_KEY: True}  # noqa: RUF012 - Litestar reads it as a class attribute
+    tags = ["operations"]  # noqa: RUF012
+
+
+def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
+    """The Litestar application serving the booking API for ``services``."""
+    deps = services.deps
+    api = Router(
+        path=API_PREFIX,
+        route_handlers=[resources.router, bookings.router, client.router, auth.router],
+    )
+    metrics = PrometheusConfig(app_name="booking", prefix="booking", group_path=True)
+    app = Litestar(
+        route_handlers=[api, provider_webhook, health, MetricsController],
+        dependencies={
+            "deps": Provide(lambda: deps, use_cache=True, sync_to_thread=False),
+            "principal": Provide(provide_principal, sync_to_thread=False),
+        },
+        before_request=reject_null_characters,
+        exception_handlers={Exception: handle_exception},
+        middleware=[metrics.middleware, *rate_limit_middleware(services.settings.rate_limit_per_minute)],
+        request_max_body_size=MAX_BODY_BYTES,
+        openapi_config=_openapi(),
+        state=_state(services),
+        debug=debug,
+    )
+    _document_trailing_slashes(app)
+    return app
+
+
+def _document_trailing_slashes(app: Litestar) -> None:
+    """Write the API's paths in the OpenAPI document as the interface does, with a trailing slash.
+
+    Litestar matches a path with or without its trailing slash but documents it without one.
+    """
+    schema = app.openapi_schema
+    if schema.paths:
+        schema.paths = {
+            path if path.endswith("/") or not path.startswith((API_PREFIX, "/webhooks")) else f"{path}/": item
+            for path, item in schema.paths.items()
+        }
+
+
+def _openapi() -> OpenAPIConfig:
+    """OpenAPI 3.1 at ``/schema/openapi.json`` with an interactive page at ``/schema``."""
+    return OpenAPIConfig(
+        title="Booking service",
+        version="1.0.0",
+        description=(
+            "Bookable resources of sports venues: browse, check availability, book, pay and cancel, "
+            "directly or through a partner client. Authenticate with `Authorization: Token <token>`."
+        ),
+        path="/schema",
+        components=Components(
+            security_schemes={
+                "Token": SecurityScheme(
+                    type="apiKey",
+                    name="Authorization",
+                    security_scheme_in="header",
+                    description="`Token <API_TOKEN>`: a user token or a client service-account token",
+                )
+            }
+        ),
+        security=[{"Token": []}],
+        render_plugins=[SwaggerRenderPlugin(path="/")],
+    )
+
+
+def _state(services: AppServices) -> State:
+    return State(
+        {
+            "deps": services.deps,
+            "ping": services.ping,
+            "webhook_secret": services.settings.stripe_webhook_secret,
+        }
+    )

@@ -1,0 +1,124 @@
+"""Who is calling: ``Authorization: Token <t>`` and the client-mode user headers.
+
+Guards authenticate before the body is read, so an anonymous request is answered 401 whatever it
+sends. The principal is kept in the request's state, where the dependencies below and the exception
+handler (client-mode error shapes) find it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from anyio.to_thread import run_sync
+from litestar.connection import ASGIConnection, Request
+from litestar.handlers import BaseRouteHandler
+
+from booking_core.accounts import Actor, Principal
+from booking_core.errors import NotAuthenticated, PermissionDenied
+from booking_core.usecases.auth import authenticate, resolve_actor
+from booking_core.usecases.deps import Deps
+
+_PRINCIPAL = "principal"
+_TOKEN = "token"  # noqa: S105 - a state key, not a credential
+USER_ID_HEADER = "X-User-ID"
+EXTERNAL_USER_ID_HEADER = "X-User-External-ID"
+
+
+def token_from_header(value: str | None) -> str | None:
+    """The token of an ``Authorization: Token <t>`` header; None when absent or another scheme."""
+    if value is None:
+        return None
+    scheme, _, token = value.strip().partition(" ")
+    if scheme.lower() != "token":
+        return None
+    token = token.strip()
+    if not token:
+        raise NotAuthenticated("Invalid token header. No credentials provided.")
+    if " " in token:
+        raise NotAuthenticated("Invalid token header. Token string should not contain spaces.")
+    return token
+
+
+def deps_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Deps:
+    """The use cases' dependencies, kept on the application's state."""
+    deps: Deps = connection.app.state.deps
+    return deps
+
+
+async def _authenticate(connection: ASGIConnection[Any, Any, Any, Any], *, required: bool) -> None:
+    token = token_from_header(connection.headers.get("authorization"))
+    if token is None and not required:
+        return
+    principal = await run_sync(authenticate, deps_of(connection), token)
+    connection.state[_PRINCIPAL] = principal
+    connection.state[_TOKEN] = token
+
+
+async def optional_token(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
+    """Guard of the browsing endpoints: no token needed, but one that is sent must be valid."""
+    await _authenticate(connection, required=False)
+
+
+async def token_required(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
+    """Guard: a valid user or client token (401 otherwise)."""
+    await _authenticate(connection, required=True)
+
+
+async def client_token_required(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
+    """Guard of the client API: a valid client token; a user token gets 403."""
+    await _authenticate(connection, required=True)
+    if not connection.state[_PRINCIPAL].is_client:
+        raise PermissionDenied()
+
+
+def principal_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Principal | None:
+    """The authenticated caller, if the request sent a valid token."""
+    principal: Principal | None = connection.state.get(_PRINCIPAL)
+    return principal
+
+
+def is_client_request(connection: ASGIConnection[Any, Any, Any, Any]) -> bool:
+    """True when the request was made with a client token."""
+    principal = principal_of(connection)
+    return principal is not None and principal.is_client
+
+
+def provide_principal(request: Request[Any, Any, Any]) -> Principal:
+    """Dependency: the caller (behind one of the token guards)."""
+    principal = principal_of(request)
+    if principal is None:
+        raise NotAuthenticated("Authentication credentials were not provided.")
+    return principal
+
+
+def provide_optional_principal(request: Request[Any, Any, Any]) -> Principal | None:
+    """Dependency: the caller, or None for an anonymous request."""
+    return principal_of(request)
+
+
+def provide_token(request: Request[Any, Any, Any]) -> str:
+    """Dependency: the token the request was authenticated with."""
+    token: str | None = request.state.get(_TOKEN)
+    if token is None:
+        raise NotAuthenticated("Authentication credentials were not provided.")
+    return token
+
+
+def _actor(request: Request[Any, Any, Any], *, required: bool) -> Actor:
+    return resolve_actor(
+        deps_of(request),
+        provide_principal(request),
+        user_id=request.headers.get(USER_ID_HEADER) or None,
+        external_user_id=request.headers.get(EXTERNAL_USER_ID_HEADER) or None,
+        required=required,
+    )
+
+
+def provide_actor(request: Request[Any, Any, Any]) -> Actor:
+    """Dependency: the user a request acts for; a client must name one with a user header."""
+    return _actor(request, required=True)
+
+
+def provide_viewer(request: Request[Any, Any, Any]) -> Actor:
+    """Dependency: whose bookings a read shows; a client without a user header sees all of its own."""
+    return _actor(request, required=False)

@@ -1,0 +1,146 @@
+"""The one place where errors become HTTP responses.
+
+Domain errors map to the statuses and bodies of the interface (section 7) and the contract (section 4);
+Litestar's own errors (bad JSON, wrong types, unknown routes, oversized bodies, rate limit) become 4xx
+JSON bodies in the same shapes. Anything else is a 500 with a generic body; the traceback goes to the
+log only.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from litestar import MediaType, Request, Response
+from litestar.exceptions import (
+    HTTPException,
+    MethodNotAllowedException,
+    NotFoundException,
+    TooManyRequestsException,
+    ValidationException,
+)
+from litestar.exceptions.http_exceptions import RequestEntityTooLarge
+
+from booking_core.errors import (
+    BadRequest,
+    DomainError,
+    Forbidden,
+    IdempotencyConflict,
+    MappingNotFound,
+    NotAuthenticated,
+    NotFound,
+    PaymentProviderError,
+    PermissionDenied,
+    SlotUnavailable,
+    StorageUnavailable,
+    ValidationFailed,
+)
+from entrypoints.http.auth import is_client_request
+
+log = logging.getLogger(__name__)
+
+PERMISSION_DENIED = "You do not have permission to perform this action."
+NOT_FOUND = "Not found."
+
+Body = Mapping[str, Any]
+
+
+def _domain(request: Request[Any, Any, Any], exc: DomainError) -> tuple[int, Body]:
+    """Status and body of a domain error; subclasses are tested before their bases."""
+    match exc:
+        case NotAuthenticated():
+            return 401, {"detail": exc.message}
+        case Forbidden():
+            return 403, {"error": exc.message}
+        case PermissionDenied():
+            return 403, {"detail": PERMISSION_DENIED}
+        case MappingNotFound():
+            return 404, {"error": exc.message}
+        case NotFound():
+            return 404, {"detail": NOT_FOUND}
+        case SlotUnavailable() if is_client_request(request):
+            return 400, {"error": exc.message}
+        case ValidationFailed():
+            return 400, {k: list(v) for k, v in exc.errors.items()}
+        case BadRequest():
+            return 400, {"error": exc.message}
+        case IdempotencyConflict():
+            return 422, {"error": exc.message}
+        case PaymentProviderError():
+            log.error("payment provider failed: %s", exc.message)
+            return 500, {"error": exc.message}
+        case StorageUnavailable():
+            log.error("storage unavailable: %s", exc.message)
+            return 503, {"error": "service temporarily unavailable, please retry"}
+    log.error("unmapped domain error %s: %s", type(exc).__name__, exc.message)
+    return 400, {"error": exc.message}
+
+
+# msgspec's messages, reworded for API callers; the first matching pattern wins.
+_REWORDED: Sequence[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^Expected `int"), "A valid integer is required."),
+    (re.compile(r"^Expected `float"), "A valid number is required."),
+    (re.compile(r"^Expected `bool"), "Must be a valid boolean."),
+    (re.compile(r"^Expected `str` of length >= 1"), "This field may not be blank."),
+    (re.compile(r"^Expected `str"), "Not a valid string."),
+    (re.compile(r"^Expected `object`"), "Invalid data. Expected a JSON object."),
+]
+_MISSING_FIELD = re.compile(r"^Object missing required field `([^`]+)`")
+_MISSING_PARAM = re.compile(r"^Missing required \w+ parameter '([^']+)'")
+
+
+def _field_errors(exc: ValidationException) -> dict[str, list[str]]:
+    """Litestar's validation messages keyed by field name, like ``{"start_datetime": [...]}``."""
+    items = exc.extra if isinstance(exc.extra, list) and exc.extra else [{"message": exc.detail}]
+    errors: dict[str, list[str]] = {}
+    for item in items:
+        message = str(item.get("message", "")) if isinstance(item, dict) else str(item)
+        key = str(item.get("key") or "") if isinstance(item, dict) else ""
+        if missing := _MISSING_FIELD.match(message) or _MISSING_PARAM.match(message):
+            key, message = missing.group(1), "This field is required."
+        elif key == "data":
+            key = "non_field_errors"
+            message = "No data provided" if message == "'data'" else message
+        message = next((text for pattern, text in _REWORDED if pattern.search(message)), message)
+        errors.setdefault(key or "non_field_errors", []).append(message)
+    return errors
+
+
+def _http(exc: HTTPException) -> tuple[int, Body, dict[str, str]]:
+    """Status, body and headers of Litestar's own errors."""
+    headers = dict(exc.headers or {})
+    match exc:
+        case ValidationException():
+            return 400, _field_errors(exc), headers
+        case NotFoundException():
+            return 404, {"detail": NOT_FOUND}, headers
+        case MethodNotAllowedException():
+            return 405, {"detail": "Method not allowed."}, headers
+        case RequestEntityTooLarge():
+            return 413, {"detail": "Request body too large (at most 1 MB)."}, headers
+        case TooManyRequestsException():
+            wait = max(1, int(headers.get("RateLimit-Reset", "60")))
+            headers["Retry-After"] = str(wait)
+            return 429, {"detail": f"Request was throttled. Expected available in {wait} seconds."}, headers
+    if exc.status_code >= 500:
+        log.error("HTTP %s: %s", exc.status_code, exc.detail)
+        return exc.status_code, {"error": "internal server error"}, headers
+    # e.g. malformed JSON: Litestar's ClientException carries msgspec's parse error
+    return exc.status_code, {"detail": exc.detail}, headers
+
+
+def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    """The application's only exception handler."""
+    headers: dict[str, str] = {}
+    if isinstance(exc, DomainError):
+        status, body = _domain(request, exc)
+        if status == 401:
+            headers["WWW-Authenticate"] = "Token"
+    elif isinstance(exc, HTTPException):
+        status, body, headers = _http(exc)
+    else:
+        log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+        status, body = 500, {"error": "internal server error"}
+    return Response(content=body, status_code=status, headers=headers, media_type=MediaType.JSON)

@@ -1,0 +1,128 @@
+"""Bookings of the caller: list, detail, create, pay and cancel (token required)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from uuid import UUID
+
+from litestar import Response, Router, get, post
+from litestar.di import NamedDependency, Provide
+from litestar.openapi import ResponseSpec
+from litestar.params import FromPath, HeaderParameter, JSONBody
+
+from booking_core.accounts import Actor, Principal
+from booking_core.usecases import bookings, payments
+from booking_core.usecases.deps import Deps
+from booking_core.usecases.views import BookingView
+from entrypoints.http.auth import provide_actor, provide_viewer, token_required
+from entrypoints.http.idempotency import IDEMPOTENCY_KEY_HEADER, idempotent
+from entrypoints.http.structs.booking_requests import CancelIn, CreateBookingIn
+from entrypoints.http.structs.bookings import BookingDetail, BookingItem, CancelledOut, ClientBookingCreated
+from entrypoints.http.structs.payments import PaymentIntentOut
+
+_ACTOR = {"actor": Provide(provide_actor, sync_to_thread=True)}
+_VIEWER = {"actor": Provide(provide_viewer, sync_to_thread=True)}
+IdempotencyKey = Annotated[str | None, HeaderParameter(name=IDEMPOTENCY_KEY_HEADER, required=False)]
+
+
+@get("/", dependencies=_VIEWER, sync_to_thread=True)
+def list_bookings(deps: NamedDependency[Deps], actor: NamedDependency[Actor]) -> list[BookingItem]:
+    """The user's bookings; with a client token those made through the client."""
+    return [BookingItem.of(v) for v in bookings.list_bookings(deps, actor, upcoming=False)]
+
+
+@get("/upcoming/", dependencies=_VIEWER, sync_to_thread=True)
+def list_upcoming(deps: NamedDependency[Deps], actor: NamedDependency[Actor]) -> list[BookingItem]:
+    """Like the list, only live bookings that have not started."""
+    return [BookingItem.of(v) for v in bookings.list_bookings(deps, actor, upcoming=True)]
+
+
+@get("/{booking_id:uuid}/", dependencies=_VIEWER, sync_to_thread=True)
+def get_booking(
+    deps: NamedDependency[Deps], actor: NamedDependency[Actor], booking_id: FromPath[UUID]
+) -> BookingDetail:
+    """One of the caller's bookings with its payment and client; anyone else's reads as 404."""
+    return BookingDetail.of(bookings.get_booking(deps, actor, str(booking_id)))
+
+
+def _created(principal: Principal, view: BookingView) -> tuple[int, BookingItem | ClientBookingCreated]:
+    return 201, ClientBookingCreated.of(view) if principal.is_client else BookingItem.of(view)
+
+
+@post(
+    "/",
+    dependencies=_ACTOR,
+    sync_to_thread=True,
+    responses={201: ResponseSpec(BookingItem, description="Booking (client token: the short body)")},
+)
+def create_booking(
+    deps: NamedDependency[Deps],
+    principal: NamedDependency[Principal],
+    actor: NamedDependency[Actor],
+    data: JSONBody[CreateBookingIn],
+    idempotency_key: IdempotencyKey = None,
+) -> Response[bytes]:
+    """A pending booking that holds its slot until paid (or the hold expires)."""
+    return idempotent(
+        deps,
+        key=idempotency_key,
+        principal=principal,
+        actor=actor,
+        endpoint="POST /api/v1/bookings/",
+        body=data,
+        run=lambda: _created(principal, bookings.create_booking(deps, actor, data.command())),
+    )
+
+
+@post(
+    "/{booking_id:uuid}/create-payment-intent/",
+    dependencies=_ACTOR,
+    sync_to_thread=True,
+    status_code=200,
+    responses={200: ResponseSpec(PaymentIntentOut, description="Payment intent")},
+)
+def create_payment_intent(
+    deps: NamedDependency[Deps],
+    principal: NamedDependency[Principal],
+    actor: NamedDependency[Actor],
+    booking_id: FromPath[UUID],
+    idempotency_key: IdempotencyKey = None,
+) -> Response[bytes]:
+    """Open (or reuse) the provider's payment intent of a pending booking."""
+    return idempotent(
+        deps,
+        key=idempotency_key,
+        principal=principal,
+        actor=actor,
+        endpoint=f"POST /api/v1/bookings/{booking_id}/create-payment-intent/",
+        body=None,
+        run=lambda: (200, PaymentIntentOut.of(payments.create_payment_intent(deps, actor, str(booking_id)))),
+    )
+
+
+@post("/{booking_id:uuid}/cancel/", dependencies=_ACTOR, sync_to_thread=True, status_code=200)
+def cancel_booking(
+    deps: NamedDependency[Deps],
+    actor: NamedDependency[Actor],
+    booking_id: FromPath[UUID],
+    data: JSONBody[CancelIn | None] = None,
+) -> CancelledOut:
+    """Cancel the caller's booking (a paid one is refunded)."""
+    body = data or CancelIn()
+    view = bookings.cancel_booking(deps, actor, str(booking_id), reason=body.reason, notes=body.notes)
+    return CancelledOut.of(view)
+
+
+router = Router(
+    path="/bookings",
+    guards=[token_required],
+    route_handlers=[
+        list_bookings,
+        list_upcoming,
+        get_booking,
+        create_booking,
+        create_payment_intent,
+        cancel_booking,
+    ],
+    tags=["bookings"],
+)

@@ -1,0 +1,176 @@
+"""The client (B2B) API: id mappings of users, resources and venues, and commissions."""
+
+from __future__ import annotations
+
+from litestar import Router, get, post
+from litestar.di import NamedDependency
+from litestar.params import FromQuery, JSONBody
+
+from booking_core.accounts import Principal
+from booking_core.usecases import clients
+from booking_core.usecases.deps import Deps
+from entrypoints.http.auth import client_token_required
+from entrypoints.http.structs.commissions import CommissionOut
+from entrypoints.http.structs.mappings import (
+    RegisterResourceIn,
+    RegisterUserIn,
+    ResourceMappingOut,
+    ResourceRegistered,
+    UserMappingOut,
+    UserRegistered,
+)
+from entrypoints.http.structs.venues import (
+    RegisterVenueIn,
+    VenueMappingOut,
+    VenueRegistered,
+    VenueWithResources,
+)
+
+
+def _client(principal: Principal) -> int:
+    assert principal.client_id is not None  # noqa: S101 - guaranteed by client_token_required
+    return principal.client_id
+
+
+@post("/users/register/", sync_to_thread=True)
+def register_user(
+    deps: NamedDependency[Deps], principal: NamedDependency[Principal], data: JSONBody[RegisterUserIn]
+) -> UserRegistered:
+    """Map the client's user id to a user (new, or matched by email); 201 also when it existed."""
+    registration = clients.register_user(
+        deps,
+        _client(principal),
+        external_id=data.external_id,
+        email=data.email,
+        first_name=data.first_name,
+        last_name=data.last_name,
+        language=data.language,
+    )
+    return UserRegistered.of(registration)
+
+
+@get("/users/lookup/", sync_to_thread=True)
+def lookup_user(
+    deps: NamedDependency[Deps], principal: NamedDependency[Principal], external_id: FromQuery[str]
+) -> UserMappingOut:
+    """The user mapped to one external id (404 with an error body when unmapped)."""
+    return UserMappingOut.of(clients.lookup_user(deps, _client(principal), external_id))
+
+
+@get("/users/mappings/", sync_to_thread=True)
+def list_user_mappings(
+    deps: NamedDependency[Deps],
+    principal: NamedDependency[Principal],
+    is_active: FromQuery[bool | None] = None,
+    limit: FromQuery[int] = 1000,
+    offset: FromQuery[int] = 0,
+) -> list[UserMappingOut]:
+    """The client's user mappings, oldest first; ``limit`` at most 1000."""
+    page = clients.list_user_mappings(
+        deps, _client(principal), is_active=is_active, limit=limit, offset=offset
+    )
+    return [UserMappingOut.of(p) for p in page]
+
+
+@post("/resources/register/", sync_to_thread=True)
+def register_resource(
+    deps: NamedDependency[Deps], principal: NamedDependency[Principal], data: JSONBody[RegisterResourceIn]
+) -> ResourceRegistered:
+    """Map the client's resource id to one of our resources; 201 also when it existed."""
+    registration = clients.register_resource(
+        deps,
+        _client(principal),
+        external_id=data.external_id,
+        resource_id=data.resource_id,
+        external_data=data.external_data,
+    )
+    return ResourceRegistered.of(registration)
+
+
+@get("/resources/lookup/", sync_to_thread=True)
+def lookup_resource(
+    deps: NamedDependency[Deps], principal: NamedDependency[Principal], external_id: FromQuery[str]
+) -> ResourceMappingOut:
+    """The resource mapped to one external id."""
+    return ResourceMappingOut.of(clients.lookup_resource(deps, _client(principal), external_id))
+
+
+@get("/resources/mappings/", sync_to_thread=True)
+def list_resource_mappings(
+    deps: NamedDependency[Deps], principal: NamedDependency[Principal]
+) -> list[ResourceMappingOut]:
+    """The client's resource mappings, oldest first."""
+    return [ResourceMappingOut.of(p) for p in clients.list_resource_mappings(deps, _client(principal))]
+
+
+@post("/venues/register/", sync_to_thread=True)
+def register_venue(
+    deps: NamedDependency[Deps], principal: NamedDependency[Principal], data: JSONBody[RegisterVenueIn]
+) -> VenueRegistered:
+    """Map the client's venue id to one of our venues; the mapping waits for approval."""
+    registration = clients.register_venue(
+        deps,
+        _client(principal),
+        external_id=data.external_id,
+        venue_id=data.venue_id,
+        external_data=data.external_data,
+    )
+    return VenueRegistered.of(registration)
+
+
+@get("/venues/lookup/", sync_to_thread=True)
+def lookup_venue(
+    deps: NamedDependency[Deps], principal: NamedDependency[Principal], external_id: FromQuery[str]
+) -> VenueMappingOut:
+    """The venue mapped to one external id, with its approval status."""
+    return VenueMappingOut.of(clients.lookup_venue(deps, _client(principal), external_id))
+
+
+@get("/venues/mappings/", sync_to_thread=True)
+def list_venue_mappings(
+    deps: NamedDependency[Deps],
+    principal: NamedDependency[Principal],
+    approval_status: FromQuery[str | None] = None,
+) -> list[VenueMappingOut]:
+    """The client's venue mappings, oldest first, optionally by approval status."""
+    return [
+        VenueMappingOut.of(p) for p in clients.list_venue_mappings(deps, _client(principal), approval_status)
+    ]
+
+
+@get("/venues/resources/", sync_to_thread=True)
+def venue_resources(
+    deps: NamedDependency[Deps],
+    principal: NamedDependency[Principal],
+    venue_external_id: FromQuery[str | None] = None,
+) -> VenueWithResources:
+    """An approved venue with its resources and the client's ids for them."""
+    return VenueWithResources.of(clients.venue_resources(deps, _client(principal), venue_external_id))
+
+
+@get("/commissions/", sync_to_thread=True)
+def list_commissions(
+    deps: NamedDependency[Deps], principal: NamedDependency[Principal], month: FromQuery[str | None] = None
+) -> list[CommissionOut]:
+    """The client's commission records of one month (``?month=YYYY-MM``)."""
+    return [CommissionOut.of(c) for c in clients.list_commissions(deps, _client(principal), month)]
+
+
+router = Router(
+    path="/client",
+    guards=[client_token_required],
+    route_handlers=[
+        register_user,
+        lookup_user,
+        list_user_mappings,
+        register_resource,
+        lookup_resource,
+        list_resource_mappings,
+        register_venue,
+        lookup_venue,
+        list_venue_mappings,
+        venue_resources,
+        list_commissions,
+    ],
+    tags=["client"],
+)

@@ -1,0 +1,85 @@
+"""Browsing: resources, their detail and availability (no token needed, except by external id)."""
+
+from __future__ import annotations
+
+from litestar import Router, get
+from litestar.di import NamedDependency, Provide
+from litestar.params import FromPath, FromQuery
+
+from booking_core.accounts import Principal
+from booking_core.errors import NotAuthenticated
+from booking_core.ports import ResourceQuery
+from booking_core.usecases import browse
+from booking_core.usecases.deps import Deps
+from entrypoints.http.auth import optional_token, provide_optional_principal
+from entrypoints.http.structs.availability import AvailabilityOut, RawAvailabilityOut
+from entrypoints.http.structs.resources import ResourceDetailOut, ResourceItem
+
+
+@get("/", sync_to_thread=True)
+def list_resources(
+    deps: NamedDependency[Deps],
+    venue: FromQuery[int | None] = None,
+    venue_slug: FromQuery[str | None] = None,
+    activity: FromQuery[int | None] = None,
+    is_active: FromQuery[bool] = True,
+    is_bookable: FromQuery[bool] = True,
+) -> list[ResourceItem]:
+    """Active, bookable resources, optionally of one venue or activity type."""
+    query = ResourceQuery(
+        venue_id=venue,
+        venue_slug=venue_slug,
+        activity_id=activity,
+        is_active=is_active,
+        is_bookable=is_bookable,
+    )
+    return [ResourceItem.of(r) for r in browse.list_resources(deps, query)]
+
+
+@get("/{resource_id:int}/", sync_to_thread=True)
+def get_resource(deps: NamedDependency[Deps], resource_id: FromPath[int]) -> ResourceDetailOut:
+    """One resource with its venue, schedules and current demand."""
+    return ResourceDetailOut.of(browse.get_resource(deps, resource_id))
+
+
+@get("/{resource_id:int}/availability/", sync_to_thread=True)
+def get_raw_availability(
+    deps: NamedDependency[Deps],
+    resource_id: FromPath[int],
+    start_date: FromQuery[str | None] = None,
+    end_date: FromQuery[str | None] = None,
+) -> RawAvailabilityOut:
+    """Windows, booked slots and unavailable periods of up to 31 days."""
+    return RawAvailabilityOut.of(browse.get_raw_availability(deps, resource_id, start_date, end_date))
+
+
+@get("/availability/", sync_to_thread=True)
+def get_availability(
+    deps: NamedDependency[Deps],
+    principal: NamedDependency[Principal | None],
+    resource_id: FromQuery[int | None] = None,
+    resource_external_id: FromQuery[str | None] = None,
+    start_date: FromQuery[str | None] = None,
+    end_date: FromQuery[str | None] = None,
+) -> AvailabilityOut:
+    """Free, bookable ranges; by the client's own resource id with a client token."""
+    if resource_external_id is not None and principal is None:
+        raise NotAuthenticated("Authentication credentials were not provided.")
+    view = browse.get_availability(
+        deps,
+        resource_id=resource_id,
+        resource_external_id=resource_external_id,
+        client_id=principal.client_id if principal is not None else None,
+        start_date=start_date,
+        end_date=end_date,
+    )
+    return AvailabilityOut.of(view)
+
+
+router = Router(
+    path="/resources",
+    guards=[optional_token],
+    dependencies={"principal": Provide(provide_optional_principal, sync_to_thread=False)},
+    route_handlers=[list_resources, get_resource, get_raw_availability, get_availability],
+    tags=["resources"],
+)

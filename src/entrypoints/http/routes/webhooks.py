@@ -1,0 +1,110 @@
+"""``POST /webhooks/provider/``: the payment provider's signed events (Stripe's format).
+
+The signature header is ``Stripe-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`` with
+the webhook secret, accepted for 300 seconds. Only then is the body read as an event; the use case
+applies each event id once, so redeliveries change nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from datetime import datetime
+from typing import Any
+
+import msgspec
+from anyio.to_thread import run_sync
+from litestar import Request, post
+from litestar.datastructures import State
+from litestar.di import NamedDependency
+
+from booking_core.errors import BadRequest
+from booking_core.usecases.deps import Deps
+from booking_core.usecases.payments import PaymentEvent, apply_payment_event
+from entrypoints.http.ratelimit import UNLIMITED_OPT_KEY
+
+SIGNATURE_HEADER = "Stripe-Signature"
+TOLERANCE_SECONDS = 300
+HANDLED = frozenset({"payment_intent.succeeded", "payment_intent.payment_failed", "charge.refunded"})
+
+
+def sign(payload: bytes, secret: str, timestamp: int) -> str:
+    """The signature header value for ``payload`` sent at ``timestamp`` (for senders and tests)."""
+    mac = hmac.new(secret.encode(), f"{timestamp}.".encode() + payload, hashlib.sha256).hexdigest()
+    return f"t={timestamp},v1={mac}"
+
+
+def verify(payload: bytes, header: str | None, secret: str, now: datetime) -> None:
+    """Raise BadRequest unless ``header`` signs ``payload`` with ``secret`` within the tolerance."""
+    parts = [p.split("=", 1) for p in (header or "").split(",") if "=" in p]
+    timestamps = [v.strip() for k, v in parts if k.strip() == "t"]
+    signatures = [v.strip() for k, v in parts if k.strip() == "v1"]
+    if len(timestamps) != 1 or not timestamps[0].isdigit() or not signatures:
+        raise BadRequest("invalid signature")
+    timestamp = int(timestamps[0])
+    if abs(now.timestamp() - timestamp) > TOLERANCE_SECONDS:
+        raise BadRequest("invalid signature")
+    expected = sign(payload, secret, timestamp).split("v1=", 1)[1]
+    if not any(hmac.compare_digest(expected, s) for s in signatures):
+        raise BadRequest("invalid signature")
+
+
+class _Event(msgspec.Struct):
+    id: str
+    type: str
+    data: dict[str, Any]
+
+
+def parse_event(payload: bytes) -> PaymentEvent | None:
+    """The domain's view of a provider event; None for event types the service ignores."""
+    try:
+        event = msgspec.json.decode(payload, type=_Event)
+    except msgspec.DecodeError:
+        raise BadRequest("invalid payload") from None
+    if event.type not in HANDLED:
+        return None
+    obj = event.data.get("object")
+    if not isinstance(obj, dict):
+        raise BadRequest("invalid payload")
+    metadata = _object(obj.get("metadata"))
+    intent_id = obj.get("payment_intent") if event.type == "charge.refunded" else obj.get("id")
+    error = _object(obj.get("last_payment_error"))
+    amount = obj.get("amount")
+    return PaymentEvent(
+        id=event.id,
+        type=event.type,
+        payment_intent_id=str(intent_id or ""),
+        booking_id=str(metadata["booking_id"]) if metadata.get("booking_id") else None,
+        amount_minor=amount if isinstance(amount, int) else None,
+        currency=str(obj["currency"]) if obj.get("currency") else None,
+        failure_message=str(error.get("message") or ""),
+    )
+
+
+def _object(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def handle_event(deps: NamedDependency[Deps], payload: bytes, signature: str | None, secret: str) -> None:
+    """Verify, parse and apply one delivery."""
+    verify(payload, signature, secret, deps.clock.now())
+    event = parse_event(payload)
+    if event is not None:
+        apply_payment_event(deps, event)
+
+
+class Received(msgspec.Struct):
+    """Acknowledgement of a delivery."""
+
+    received: bool = True
+
+
+@post("/webhooks/provider/", status_code=200, opt={UNLIMITED_OPT_KEY: True}, tags=["payments"])
+async def provider_webhook(
+    request: Request[Any, Any, Any], deps: NamedDependency[Deps], state: State
+) -> Received:
+    """Apply one signed provider event; unknown event types are acknowledged and ignored."""
+    payload = await request.body()
+    signature = request.headers.get(SIGNATURE_HEADER)
+    await run_sync(handle_event, deps, payload, signature, state.webhook_secret)
+    return Received()

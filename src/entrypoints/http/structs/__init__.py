@@ -1,0 +1,1 @@
+"""msgspec Structs for request and response bodies, with constructors from domain types."""

@@ -1,0 +1,89 @@
+"""Direct users over HTTP: sign-up, token, logout (CONTRACT section 4.5)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.integration.http_fixtures import (
+    ANNA,
+    ANNA_PASSWORD,
+    BOOKINGS,
+    Api,
+    api,
+    auth,
+    book,
+    clone_postgres,
+    database_url,
+    postgres_template,
+    sqlite_template,
+)
+
+__all__ = ["api", "clone_postgres", "database_url", "postgres_template", "sqlite_template"]
+
+AUTH = "/api/v1/auth"
+
+
+def test_register_answers_201_with_a_working_token(api: Api) -> None:
+    response = api.client.post(
+        f"{AUTH}/register/",
+        json={
+            "email": "Carla@Example.com",
+            "password": "ten-chars-or-more",
+            "first_name": "Carla",
+            "last_name": "Rossi",
+            "language": "en",
+        },
+    )
+    assert response.status_code == 201, response.text
+    body = response.json()
+    assert set(body) == {"user_id", "email", "token"}
+    assert body["email"] == "carla@example.com"
+    created = book(api, body["token"], "Court 1", "2026-06-03T10:00:00+02:00", "2026-06-03T11:00:00+02:00")
+    assert created["status"] == "pending"
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"email": "carla@example.com", "password": "short"}, "password"),
+        ({"email": "anna@example.com", "password": "ten-chars-or-more"}, "email"),
+        ({"email": "not-an-email", "password": "ten-chars-or-more"}, "email"),
+        ({"password": "ten-chars-or-more"}, "email"),
+        ({"email": "carla@example.com"}, "password"),
+    ],
+)
+def test_register_validation_is_keyed_by_field(api: Api, body: dict[str, str], field: str) -> None:
+    response = api.client.post(f"{AUTH}/register/", json=body)
+    assert response.status_code == 400
+    assert list(response.json()) == [field]
+    assert isinstance(response.json()[field][0], str)
+
+
+def test_token_and_logout(api: Api) -> None:
+    response = api.client.post(
+        f"{AUTH}/token/", json={"email": "ANNA@example.com", "password": ANNA_PASSWORD}
+    )
+    assert response.status_code == 200
+    token = response.json()["token"]
+    assert set(response.json()) == {"token"}
+    assert api.client.get(BOOKINGS, headers=auth(token)).status_code == 200
+    assert api.client.post(f"{AUTH}/logout/", headers=auth(token)).status_code == 204
+    after = api.client.get(BOOKINGS, headers=auth(token))
+    assert after.status_code == 401
+    assert after.json() == {"detail": "Invalid token."}
+    # other tokens of the same user stay valid
+    assert api.client.get(BOOKINGS, headers=auth(ANNA)).status_code == 200
+
+
+def test_wrong_password_is_400(api: Api) -> None:
+    response = api.client.post(
+        f"{AUTH}/token/", json={"email": "anna@example.com", "password": "wrong-password"}
+    )
+    assert response.status_code == 400
+    assert list(response.json()) == ["non_field_errors"]
+
+
+def test_logout_needs_a_token(api: Api) -> None:
+    response = api.client.post(f"{AUTH}/logout/")
+    assert response.status_code == 401
+    assert response.json() == {"detail": "Authentication credentials were not provided."}
