@@ -176,11 +176,12 @@ class Booking:
         self._check("expire")
         if not self.hold_expired(now):
             raise InvalidTransition("The hold of this pending booking has not expired yet.")
+        # cancelled when the hold lapsed, whenever the sweep gets to it
         return replace(
             self,
             status=BookingStatus.CANCELLED,
             cancellation_reason=CancellationReason.EXPIRED,
-            cancelled_at=now,
+            cancelled_at=self.hold_expires_at,
             updated_at=now,
         )
 

@@ -152,6 +152,7 @@ def test_upcoming_leaves_out_past_and_cancelled_bookings(api: Api) -> None:
     later = book(api, ANNA, "Court 1", "2026-06-04T10:00:00+02:00", "2026-06-04T11:00:00+02:00")
     dropped = book(api, ANNA, "Court 1", "2026-06-05T14:00:00+02:00", "2026-06-05T15:00:00+02:00")
     pay(api, ANNA, soon["id"])
+    pay(api, ANNA, later["id"])  # an unpaid hold would lapse within the four hours below
     assert api.client.post(f"{BOOKINGS}{dropped['id']}/cancel/", headers=auth(ANNA)).status_code == 200
     api.clock.advance(hours=4)  # 12:00 in Berlin: the first booking has passed
     upcoming = api.client.get(f"{BOOKINGS}upcoming/", headers=auth(ANNA)).json()

@@ -54,6 +54,16 @@ def test_health_answers_ok_when_the_database_answers(api: Api) -> None:
     assert response.json() == {"status": "ok"}
 
 
+@pytest.mark.parametrize("path", ["/api/v1/", "/api/v1"])
+def test_api_index_links_the_collections(api: Api, path: str) -> None:
+    response = api.client.get(path)
+    assert response.status_code == 200
+    body = response.json()
+    assert body["version"] == "v1"
+    assert api.client.get(body["resources"]).status_code == 200
+    assert api.client.get(body["schema"]).status_code == 200
+
+
 def test_health_answers_503_when_the_database_does_not(api: Api) -> None:
     stub = _StubServices(settings=Settings(), deps=api.services.deps, healthy=False)
     with TestClient(create_app(stub)) as client:

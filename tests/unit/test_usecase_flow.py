@@ -400,3 +400,19 @@ def test_racing_bookings_one_wins(deps: Deps) -> None:
     for t in threads:
         t.join()
     assert sorted(outcomes) == ["ok"] + ["refused"] * 19
+
+
+def test_lapsed_hold_reads_as_expired_before_the_sweep(deps: Deps, clock: FixedClock) -> None:
+    anna = user_actor(deps)
+    view = book(deps, anna, at(2, 10))
+    clock.advance(timedelta(minutes=30))
+    shown = bookings.get_booking(deps, anna, view.booking.id)
+    assert shown.booking.status is BookingStatus.CANCELLED
+    assert shown.booking.cancelled_at == view.booking.hold_expires_at
+    assert not shown.can_cancel
+    assert not shown.is_upcoming
+    with pytest.raises(InvalidTransition, match="hold of this booking has expired"):
+        payments.create_payment_intent(deps, anna, view.booking.id)
+    assert operator.expire_holds(deps) == 1
+    stored = bookings.get_booking(deps, anna, view.booking.id).booking
+    assert stored.cancelled_at == view.booking.hold_expires_at

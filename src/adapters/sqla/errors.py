@@ -8,7 +8,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import (
+    DataError,
+    DBAPIError,
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    SQLAlchemyError,
+)
 
 from adapters.sqla.models import NO_OVERLAP_CONSTRAINT
 from booking_core.errors import BadRequest, DomainError, SlotUnavailable, StorageUnavailable
@@ -24,6 +31,9 @@ def translate(error: SQLAlchemyError) -> DomainError | None:
     """The domain error for a database error, or None when it is a programming error to let through."""
     if isinstance(error, IntegrityError):
         return _integrity(error)
+    if isinstance(error, DataError):
+        # a value the column cannot hold (out of range, NUL byte, bad encoding): the caller's input
+        return BadRequest("A value in the request cannot be stored (out of range or malformed).")
     if isinstance(error, OperationalError | InterfaceError):
         return StorageUnavailable("The database is unavailable; please retry later.")
     if isinstance(error, DBAPIError) and error.connection_invalidated:

@@ -141,6 +141,8 @@ def cancel_booking(
     now = deps.clock.now()
     with deps.uow() as uow:
         booking = owned_booking(uow, actor, booking_id)
+        if booking.hold_expired(now):
+            booking = booking.expire(now)  # cancelling it would only misstate why it ended
         resource = uow.resources.get(booking.resource_id)
         deadline = resource.cancellation_deadline_hours if resource else 0
         cancelled = booking.cancel(now, cause, notes, deadline_hours=deadline)

@@ -47,7 +47,9 @@ def create_payment_intent(deps: Deps, actor: Actor, booking_id: str) -> PaymentI
         booking = owned_booking(uow, actor, booking_id)
         if booking.status is BookingStatus.PAID or booking.paid_at is not None:
             raise AlreadyPaid("This booking has already been paid.")
-        if booking.status is not BookingStatus.PENDING or booking.hold_expired(now):
+        if booking.hold_expired(now):
+            raise InvalidTransition("The hold of this booking has expired (status 'cancelled'); book again.")
+        if booking.status is not BookingStatus.PENDING:
             raise InvalidTransition(f"Cannot pay a booking with status '{booking.status}'.")
         resource = uow.resources.get(booking.resource_id)
         account = resource.venue.provider_account_id if resource else None

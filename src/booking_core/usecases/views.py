@@ -36,7 +36,13 @@ class BookingView:
 
 
 def booking_view(uow: UnitOfWork, booking: Booking, now: datetime) -> BookingView:
-    """Assemble the view of ``booking`` inside an open unit of work."""
+    """Assemble the view of ``booking`` inside an open unit of work.
+
+    A pending booking whose hold lapsed is shown as the expired booking it is, even before the
+    worker's sweep has stored that.
+    """
+    if booking.hold_expired(now):
+        booking = booking.expire(now)
     resource = uow.resources.get(booking.resource_id)
     if resource is None:  # the catalog never deletes resources that have bookings
         raise NotFound("Resource not found.")

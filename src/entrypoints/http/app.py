@@ -19,6 +19,7 @@ from entrypoints.http.inputs import reject_null_characters
 from entrypoints.http.ratelimit import UNLIMITED_OPT_KEY, rate_limit_middleware
 from entrypoints.http.routes import auth, bookings, client, resources
 from entrypoints.http.routes.health import health
+from entrypoints.http.routes.index import api_index
 from entrypoints.http.routes.webhooks import provider_webhook
 
 MAX_BODY_BYTES = 1024 * 1024
@@ -57,7 +58,7 @@ def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
     deps = services.deps
     api = Router(
         path=API_PREFIX,
-        route_handlers=[resources.router, bookings.router, client.router, auth.router],
+        route_handlers=[api_index, resources.router, bookings.router, client.router, auth.router],
     )
     metrics = PrometheusConfig(app_name="booking", prefix="booking", group_path=True)
     app = Litestar(
