@@ -41,6 +41,11 @@ class BookedSlot:
     end: dt.datetime
     booking_id: str
 
+    @property
+    def span(self) -> TimeRange:
+        """The blocked instants."""
+        return TimeRange(self.start, self.end)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RawAvailability:

@@ -180,6 +180,7 @@ def _serve(_: argparse.Namespace) -> int:
         host=settings.host,
         port=settings.port,
         workers=settings.workers,
+        http="entrypoints.http.protocol:NoDelayH11Protocol",
     )
     return 0
 

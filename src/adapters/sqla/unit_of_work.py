@@ -10,6 +10,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
+from adapters.sqla.catalog_cache import ResourceCache
 from adapters.sqla.errors import translate, translated
 from adapters.sqla.repositories import (
     SqlaBookings,
@@ -66,8 +67,9 @@ class SqlaUnitOfWork:
     #: The same outbox with the worker's side (``due``, ``mark_sent``, ``mark_failed``).
     outbox_queue: SqlaOutbox
 
-    def __init__(self, session_factory: sessionmaker[Session]) -> None:
+    def __init__(self, session_factory: sessionmaker[Session], cache: ResourceCache | None = None) -> None:
         self._session_factory = session_factory
+        self._cache = cache or ResourceCache()
         self._session: Session | None = None
 
     @classmethod
@@ -76,7 +78,8 @@ class SqlaUnitOfWork:
         # expire_on_commit=False: nothing is read after commit through ORM rows anyway (they never
         # leave the adapter), and it saves a round trip per object.
         session_factory = sessionmaker(engine, expire_on_commit=False, autoflush=True)
-        return lambda: cls(session_factory)
+        cache = ResourceCache()
+        return lambda: cls(session_factory, cache)
 
     @property
     def session(self) -> Session:
@@ -88,7 +91,7 @@ class SqlaUnitOfWork:
     def __enter__(self) -> Self:
         session = self._session_factory()
         self._session = session
-        self.resources = SqlaResources(session)
+        self.resources = SqlaResources(session, self._cache)
         self.bookings = SqlaBookings(session)
         self.users = SqlaUsers(session)
         self.tokens = SqlaTokens(session)

@@ -16,6 +16,7 @@ from booking_core.accounts import (
     UserMapping,
     VenueMapping,
 )
+from booking_core.availability import BookedSlot
 from booking_core.booking import Booking, BookingStatus
 from booking_core.catalog import Resource, Venue
 from booking_core.commission import Commission
@@ -83,6 +84,12 @@ class MemoryBookings:
             ),
             key=lambda b: b.start,
         )
+
+    def blocked_slots(self, resource_id: int, span: TimeRange, now: datetime) -> builtins.list[BookedSlot]:
+        return [
+            BookedSlot(start=b.start, end=b.end, booking_id=b.id)
+            for b in self.blocking(resource_id, span, now)
+        ]
 
     def list(self, query: BookingQuery) -> builtins.list[Booking]:
         def keep(b: Booking) -> bool:

@@ -17,6 +17,7 @@ from booking_core.accounts import (
     UserMapping,
     VenueMapping,
 )
+from booking_core.availability import BookedSlot
 from booking_core.booking import Booking
 from booking_core.catalog import Resource, Venue
 from booking_core.commission import Commission
@@ -81,6 +82,9 @@ class Bookings(Protocol):
 
     def blocking(self, resource_id: int, span: TimeRange, now: datetime) -> builtins.list[Booking]:
         """Bookings of the resource overlapping ``span`` that block time at ``now``."""
+
+    def blocked_slots(self, resource_id: int, span: TimeRange, now: datetime) -> builtins.list[BookedSlot]:
+        """Only the id and time of the bookings :meth:`blocking` returns; cheaper for availability."""
 
     def list(self, query: BookingQuery) -> builtins.list[Booking]:
         """Bookings matching ``query``, newest start first."""

@@ -60,7 +60,7 @@ def create_booking(deps: Deps, actor: Actor, cmd: NewBooking) -> BookingView:
         uow.resources.lock(resource.id)
         expire_stale_holds(uow, now, resource.id)
         around = TimeRange(span.start - _NEIGHBOURHOOD, span.end + _NEIGHBOURHOOD)
-        blocking = [b.span for b in uow.bookings.blocking(resource.id, around, now)]
+        blocking = [b.span for b in uow.bookings.blocked_slots(resource.id, around, now)]
         validate_booking(resource, span, participant_count=cmd.participant_count, blocking=blocking, now=now)
         demand = current_demand(uow, resource, now) if resource.dynamic_pricing.enabled else Decimal(0)
         price = quote(resource, span, participants=cmd.participant_count, demand=demand)
@@ -83,9 +83,17 @@ def create_booking(deps: Deps, actor: Actor, cmd: NewBooking) -> BookingView:
             updated_at=now,
         )
         uow.bookings.add(booking)
-        view = booking_view(uow, booking, now)
+        client = uow.clients.get(actor.client_id) if actor.client_id is not None else None
         uow.commit()
-    return view
+    # a new booking has no payment yet, and its resource is already at hand
+    return BookingView(
+        booking=booking,
+        resource=resource,
+        payment=None,
+        client=client,
+        external_user_id=actor.external_user_id,
+        now=now,
+    )
 
 
 def list_bookings(deps: Deps, actor: Actor, *, upcoming: bool = False) -> list[BookingView]:

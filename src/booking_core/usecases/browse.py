@@ -8,7 +8,6 @@ from decimal import Decimal
 
 from booking_core.availability import (
     AvailableRange,
-    BookedSlot,
     RawAvailability,
     available_ranges,
     raw_availability,
@@ -84,7 +83,7 @@ def load_available(uow: UnitOfWork, resource_id: int) -> Resource:
 
 def current_demand(uow: UnitOfWork, resource: Resource, now: datetime) -> Decimal:
     """Share of the next seven days' bookable time that is blocked already."""
-    upcoming = uow.bookings.blocking(resource.id, TimeRange(now, now + DEMAND_WINDOW), now)
+    upcoming = uow.bookings.blocked_slots(resource.id, TimeRange(now, now + DEMAND_WINDOW), now)
     return demand_level(resource, blocking=[b.span for b in upcoming], now=now)
 
 
@@ -116,7 +115,7 @@ def get_availability(
     with deps.uow() as uow:
         rid = resolve_resource_id(uow, resource_id, resource_external_id, client_id)
         resource = load_available(uow, rid)
-        blocked = uow.bookings.blocking(resource.id, local_span(resource, first, last), now)
+        blocked = uow.bookings.blocked_slots(resource.id, local_span(resource, first, last), now)
         demand = current_demand(uow, resource, now) if resource.dynamic_pricing.enabled else Decimal(0)
     ranges = available_ranges(
         resource, first, last, blocking=[b.span for b in blocked], now=now, demand=demand
@@ -132,8 +131,7 @@ def get_raw_availability(
     now = deps.clock.now()
     with deps.uow() as uow:
         resource = load_available(uow, resource_id)
-        blocked = uow.bookings.blocking(resource.id, local_span(resource, first, last), now)
-    booked = [BookedSlot(start=b.start, end=b.end, booking_id=b.id) for b in blocked]
+        booked = uow.bookings.blocked_slots(resource.id, local_span(resource, first, last), now)
     raw = raw_availability(resource, first, last, booked=booked)
     return RawAvailabilityView(resource=resource, start_date=first, end_date=last, raw=raw)
 

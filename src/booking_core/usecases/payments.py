@@ -151,8 +151,8 @@ def _succeeded(
 
 def _still_free(uow: UnitOfWork, booking: Booking, now: datetime) -> bool:
     uow.resources.lock(booking.resource_id)
-    others = uow.bookings.blocking(booking.resource_id, booking.span, now)
-    return not any(b.id != booking.id and b.span.overlaps(booking.span) for b in others)
+    others = uow.bookings.blocked_slots(booking.resource_id, booking.span, now)
+    return not any(b.booking_id != booking.id and b.span.overlaps(booking.span) for b in others)
 
 
 def _record_commission(deps: Deps, uow: UnitOfWork, booking: Booking, now: datetime) -> None:

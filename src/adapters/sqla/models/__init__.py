@@ -12,6 +12,7 @@ from adapters.sqla.models.base import Base
 from adapters.sqla.models.bookings import NO_OVERLAP_CONSTRAINT, BookingRow
 from adapters.sqla.models.catalog import (
     ActivityTypeRow,
+    CatalogRevisionRow,
     ResourceRow,
     ScheduleRow,
     TimeSlotRow,
@@ -29,6 +30,7 @@ __all__ = [
     "ActivityTypeRow",
     "Base",
     "BookingRow",
+    "CatalogRevisionRow",
     "ClientRow",
     "CommissionRow",
     "IdempotencyRecordRow",

@@ -148,3 +148,12 @@ class UnavailablePeriodRow(Base):
     start_at: Mapped[datetime] = mapped_column(UtcDateTime)
     end_at: Mapped[datetime] = mapped_column(UtcDateTime)
     reason: Mapped[str] = mapped_column(String(50), default="maintenance")
+
+
+class CatalogRevisionRow(Base):
+    """One row counting changes to the catalog tables; caches of the catalog compare against it."""
+
+    __tablename__ = "catalog_revision"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    revision: Mapped[int] = mapped_column(default=0)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import builtins
 from datetime import datetime
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import ColumnElement, and_, or_, select
 from sqlalchemy.orm import Session
 
 from adapters.sqla.errors import translate_errors
 from adapters.sqla.models import BookingRow
+from booking_core.availability import BookedSlot
 from booking_core.booking import Booking, BookingStatus, CancellationReason
 from booking_core.catalog import PriceUnit
 from booking_core.errors import NotFound
@@ -106,23 +107,23 @@ class SqlaBookings:
     def blocking(self, resource_id: int, span: TimeRange, now: datetime) -> builtins.list[Booking]:
         stmt = (
             select(BookingRow)
-            .where(
-                BookingRow.resource_id == resource_id,
-                BookingRow.start_at < span.end,
-                BookingRow.end_at > span.start,
-                or_(
-                    BookingRow.status.in_(_LIVE),
-                    and_(
-                        BookingRow.status == BookingStatus.PENDING.value,
-                        or_(BookingRow.hold_expires_at.is_(None), BookingRow.hold_expires_at > now),
-                    ),
-                ),
-            )
+            .where(*_blocking(resource_id, span, now))
             .order_by(BookingRow.start_at, BookingRow.id)
             # Re-read rows another transaction may have changed while we waited for the lock.
             .execution_options(populate_existing=True)
         )
         return [booking_to_domain(row) for row in self._session.scalars(stmt)]
+
+    def blocked_slots(self, resource_id: int, span: TimeRange, now: datetime) -> builtins.list[BookedSlot]:
+        stmt = (
+            select(BookingRow.id, BookingRow.start_at, BookingRow.end_at)
+            .where(*_blocking(resource_id, span, now))
+            .order_by(BookingRow.start_at, BookingRow.id)
+        )
+        return [
+            BookedSlot(start=start, end=end, booking_id=booking_id)
+            for booking_id, start, end in self._session.execute(stmt)
+        ]
 
     def list(self, query: BookingQuery) -> builtins.list[Booking]:
         stmt = select(BookingRow).order_by(BookingRow.start_at.desc(), BookingRow.id.desc())
@@ -158,3 +159,19 @@ class SqlaBookings:
             .order_by(BookingRow.end_at, BookingRow.id)
         )
         return [booking_to_domain(row) for row in self._session.scalars(stmt)]
+
+
+def _blocking(resource_id: int, span: TimeRange, now: datetime) -> tuple[ColumnElement[bool], ...]:
+    """Bookings of the resource overlapping ``span`` that block time at ``now``."""
+    return (
+        BookingRow.resource_id == resource_id,
+        BookingRow.start_at < span.end,
+        BookingRow.end_at > span.start,
+        or_(
+            BookingRow.status.in_(_LIVE),
+            and_(
+                BookingRow.status == BookingStatus.PENDING.value,
+                or_(BookingRow.hold_expires_at.is_(None), BookingRow.hold_expires_at > now),
+            ),
+        ),
+    )

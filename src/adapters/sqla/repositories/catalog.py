@@ -7,6 +7,7 @@ import builtins
 from sqlalchemy import Select, select
 from sqlalchemy.orm import Session, selectinload
 
+from adapters.sqla.catalog_cache import ResourceCache, catalog_revision
 from adapters.sqla.errors import translate_errors
 from adapters.sqla.models import (
     ResourceRow,
@@ -127,12 +128,21 @@ def _resources() -> Select[ResourceRow]:
 class SqlaResources:
     """Resources read from the catalog tables; ``lock`` serializes booking per resource."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, cache: ResourceCache | None = None) -> None:
         self._session = session
+        self._cache = cache or ResourceCache()
 
     def get(self, resource_id: int) -> Resource | None:
+        revision = catalog_revision(self._session)
+        if revision is not None and (cached := self._cache.get(resource_id, revision)) is not None:
+            return cached
         row = self._session.scalars(_resources().where(ResourceRow.id == resource_id)).one_or_none()
-        return resource_to_domain(row) if row else None
+        if row is None:
+            return None
+        resource = resource_to_domain(row)
+        if revision is not None:
+            self._cache.put(resource_id, revision, resource)
+        return resource
 
     def list(self, query: ResourceQuery) -> builtins.list[Resource]:
         stmt = _resources().join(ResourceRow.venue).order_by(VenueRow.name, ResourceRow.name, ResourceRow.id)

@@ -1,0 +1,58 @@
+"""A per-process cache of loaded resources, exact because every catalog write bumps a revision.
+
+Loading a resource with its venue, schedules, time slots and closures takes five queries; the
+catalog changes only when the operator loads a catalog file. Each read compares one integer
+(``catalog_revision.revision``) instead, and reloads when it moved.
+"""
+
+from __future__ import annotations
+
+import threading
+from itertools import chain
+from typing import Any
+
+from sqlalchemy import event, select, update
+from sqlalchemy.orm import Session
+
+from adapters.sqla.models import (
+    ActivityTypeRow,
+    CatalogRevisionRow,
+    ResourceRow,
+    ScheduleRow,
+    TimeSlotRow,
+    UnavailablePeriodRow,
+    VenueRow,
+)
+from booking_core.catalog import Resource
+
+_CATALOG_ROWS = (ActivityTypeRow, ResourceRow, ScheduleRow, TimeSlotRow, UnavailablePeriodRow, VenueRow)
+
+
+@event.listens_for(Session, "before_flush")
+def _bump_catalog_revision(session: Session, _flush_context: Any, _instances: Any) -> None:
+    """Any ORM change to a catalog row moves the revision, in the same transaction."""
+    if any(isinstance(row, _CATALOG_ROWS) for row in chain(session.new, session.dirty, session.deleted)):
+        session.execute(update(CatalogRevisionRow).values(revision=CatalogRevisionRow.revision + 1))
+
+
+def catalog_revision(session: Session) -> int | None:
+    """The current revision, or None where the table is empty (nothing may then be cached)."""
+    return session.scalar(select(CatalogRevisionRow.revision).where(CatalogRevisionRow.id == 1))
+
+
+class ResourceCache:
+    """Resources by id, each remembered with the catalog revision it was loaded at."""
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[int, Resource]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, resource_id: int, revision: int) -> Resource | None:
+        """The cached resource if it was loaded at ``revision``."""
+        entry = self._entries.get(resource_id)
+        return entry[1] if entry is not None and entry[0] == revision else None
+
+    def put(self, resource_id: int, revision: int, resource: Resource) -> None:
+        """Remember ``resource`` as loaded at ``revision``."""
+        with self._lock:
+            self._entries[resource_id] = (revision, resource)
