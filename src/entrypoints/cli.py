@@ -171,17 +171,14 @@ def _serve(_: argparse.Namespace) -> int:
     settings = load_settings()
     _require_migrated(settings)
     bootstrap(settings).close()  # fail here, in one line, on configuration the app would refuse
-    import uvicorn  # only this command needs the server
+    from entrypoints.server import ServeError, ensure_port_free, serve  # only serve needs these
 
-    _say(f"serving on http://{settings.host}:{settings.port} with {settings.workers} worker process(es)")
-    uvicorn.run(
-        "entrypoints.http.asgi:create",
-        factory=True,
-        host=settings.host,
-        port=settings.port,
-        workers=settings.workers,
-        http="entrypoints.http.protocol:NoDelayH11Protocol",
-    )
+    try:
+        ensure_port_free(settings.host, settings.port)
+        _say(f"serving on http://{settings.host}:{settings.port} with {settings.workers} worker process(es)")
+        serve(settings.host, settings.port, settings.workers)
+    except ServeError as exc:
+        raise _Exit(str(exc), 1) from None
     return 0
 
 
