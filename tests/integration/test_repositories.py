@@ -333,7 +333,8 @@ def test_blocking_counts_live_bookings_and_unexpired_holds(world: Backend) -> No
 
     def blocking(start: str, end: str, resource_id: int = 1) -> list[str]:
         with world.uow() as uow:
-            return _ids(uow.bookings.blocking(resource_id, TimeRange(_at(start), _at(end)), NOW))
+            slots = uow.bookings.blocked_slots(resource_id, TimeRange(_at(start), _at(end)), NOW)
+            return [slot.booking_id for slot in slots]
 
     assert blocking("10:00", "12:00") == _ids([confirmed, held, paid])
     assert blocking("12:30", "13:00") == []  # touching ends do not overlap
@@ -710,7 +711,7 @@ def _race(backend: Backend, attempt: Callable[[UnitOfWork, Booking], str]) -> li
     with ThreadPoolExecutor(THREADS) as pool:
         outcomes = list(pool.map(one, range(THREADS)))
     with backend.uow() as uow:
-        booked = uow.bookings.blocking(1, TimeRange(_at("00:00"), _at("23:00")), NOW)
+        booked = uow.bookings.blocked_slots(1, TimeRange(_at("00:00"), _at("23:00")), NOW)
     assert len(booked) == 1
     return outcomes
 
@@ -719,7 +720,7 @@ def _lock_check_add(uow: UnitOfWork, booking: Booking) -> str:
     uow.resources.lock(booking.resource_id)
     for lapsed in uow.bookings.expired_holds(NOW, booking.resource_id):
         uow.bookings.save(lapsed.expire(NOW))
-    if uow.bookings.blocking(booking.resource_id, booking.span, NOW):
+    if uow.bookings.blocked_slots(booking.resource_id, booking.span, NOW):
         return "observed"
     uow.bookings.add(booking)
     uow.commit()

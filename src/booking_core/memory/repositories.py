@@ -75,20 +75,15 @@ class MemoryBookings:
     def get_by_reference(self, reference_code: str) -> Booking | None:
         return next((b for b in self._rows.values() if b.reference_code == reference_code), None)
 
-    def blocking(self, resource_id: int, span: TimeRange, now: datetime) -> builtins.list[Booking]:
-        return sorted(
-            (
-                b
-                for b in self._rows.values()
-                if b.resource_id == resource_id and b.blocks_time(now) and b.span.overlaps(span)
-            ),
-            key=lambda b: b.start,
-        )
-
     def blocked_slots(self, resource_id: int, span: TimeRange, now: datetime) -> builtins.list[BookedSlot]:
+        blocking = (
+            b
+            for b in self._rows.values()
+            if b.resource_id == resource_id and b.blocks_time(now) and b.span.overlaps(span)
+        )
         return [
             BookedSlot(start=b.start, end=b.end, booking_id=b.id)
-            for b in self.blocking(resource_id, span, now)
+            for b in sorted(blocking, key=lambda b: (b.start, b.id))
         ]
 
     def list(self, query: BookingQuery) -> builtins.list[Booking]:

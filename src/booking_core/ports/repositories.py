@@ -80,11 +80,8 @@ class Bookings(Protocol):
     def get_by_reference(self, reference_code: str) -> Booking | None:
         """One booking by its reference code."""
 
-    def blocking(self, resource_id: int, span: TimeRange, now: datetime) -> builtins.list[Booking]:
-        """Bookings of the resource overlapping ``span`` that block time at ``now``."""
-
     def blocked_slots(self, resource_id: int, span: TimeRange, now: datetime) -> builtins.list[BookedSlot]:
-        """Only the id and time of the bookings :meth:`blocking` returns; cheaper for availability."""
+        """Id and time of the resource's bookings overlapping ``span`` that block time at ``now``."""
 
     def list(self, query: BookingQuery) -> builtins.list[Booking]:
         """Bookings matching ``query``, newest start first."""

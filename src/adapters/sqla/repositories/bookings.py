@@ -104,16 +104,6 @@ class SqlaBookings:
         row = self._session.scalars(stmt).one_or_none()
         return booking_to_domain(row) if row else None
 
-    def blocking(self, resource_id: int, span: TimeRange, now: datetime) -> builtins.list[Booking]:
-        stmt = (
-            select(BookingRow)
-            .where(*_blocking(resource_id, span, now))
-            .order_by(BookingRow.start_at, BookingRow.id)
-            # Re-read rows another transaction may have changed while we waited for the lock.
-            .execution_options(populate_existing=True)
-        )
-        return [booking_to_domain(row) for row in self._session.scalars(stmt)]
-
     def blocked_slots(self, resource_id: int, span: TimeRange, now: datetime) -> builtins.list[BookedSlot]:
         stmt = (
             select(BookingRow.id, BookingRow.start_at, BookingRow.end_at)

@@ -62,7 +62,7 @@ def list_user_mappings(
     deps: NamedDependency[Deps],
     principal: NamedDependency[Principal],
     is_active: FromQuery[bool | None] = None,
-    limit: FromQuery[int] = 1000,
+    limit: FromQuery[int] = clients.MAX_PAGE_SIZE,
     offset: FromQuery[int] = 0,
 ) -> list[UserMappingOut]:
     """The client's user mappings, oldest first; ``limit`` at most 1000."""
