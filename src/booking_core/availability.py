@@ -40,11 +40,17 @@ class BookedSlot:
     start: dt.datetime
     end: dt.datetime
     booking_id: str
+    #: For an unpaid (pending) booking, the instant its hold lapses and the time is free again.
+    hold_expires_at: dt.datetime | None = None
 
     @property
     def span(self) -> TimeRange:
         """The blocked instants."""
         return TimeRange(self.start, self.end)
+
+    def blocks_at(self, now: dt.datetime) -> bool:
+        """True while the slot holds its time: always, or until its hold lapses."""
+        return self.hold_expires_at is None or now < self.hold_expires_at
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -54,8 +54,10 @@ def bootstrap(settings: Settings) -> Services:
         engine = make_engine(settings.database_url)
     except ValueError as exc:
         raise ConfigError(f"BOOKING_DATABASE_URL: {exc}") from None
+    writes, reads = SqlaUnitOfWork.factories(engine)
     deps = Deps(
-        uow=SqlaUnitOfWork.factory(engine),
+        uow=writes,
+        reads=reads,
         clock=SystemClock(),
         ids=RandomIds(),
         passwords=Argon2Passwords(),

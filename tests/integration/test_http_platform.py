@@ -249,7 +249,9 @@ def test_unexpected_error_is_500_without_traceback(api: Api) -> None:
     def broken_uow() -> Any:
         raise RuntimeError("secret internals")
 
-    stub = _StubServices(settings=Settings(), deps=replace(api.services.deps, uow=broken_uow), healthy=True)
+    stub = _StubServices(
+        settings=Settings(), deps=replace(api.services.deps, uow=broken_uow, reads=broken_uow), healthy=True
+    )
     with TestClient(create_app(stub), raise_server_exceptions=False) as client:
         response = client.get("/api/v1/resources/")
     assert response.status_code == 500
@@ -261,7 +263,9 @@ def test_storage_failure_is_503(api: Api) -> None:
     def down() -> Any:
         raise StorageUnavailable("connection refused")
 
-    stub = _StubServices(settings=Settings(), deps=replace(api.services.deps, uow=down), healthy=True)
+    stub = _StubServices(
+        settings=Settings(), deps=replace(api.services.deps, uow=down, reads=down), healthy=True
+    )
     with TestClient(create_app(stub)) as client:
         response = client.get("/api/v1/resources/")
     assert response.status_code == 503

@@ -1,7 +1,7 @@
 """Storage on SQLAlchemy 2: SQLite (embedded) and PostgreSQL (psycopg 3).
 
 Entry points build ``make_engine(url)``, run ``upgrade(url)`` / check ``is_up_to_date(url)``, and
-hand ``SqlaUnitOfWork.factory(engine)`` to the use cases.
+hand ``SqlaUnitOfWork.factories(engine)`` (writing and read-only) to the use cases.
 """
 
 from adapters.sqla.engine import make_engine, ping

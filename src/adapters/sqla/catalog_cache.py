@@ -28,16 +28,40 @@ from booking_core.catalog import Resource
 _CATALOG_ROWS = (ActivityTypeRow, ResourceRow, ScheduleRow, TimeSlotRow, UnavailablePeriodRow, VenueRow)
 
 
+#: ``session.info`` key of the revision read earlier in the same unit of work (see ``remember_revision``).
+_SEEN_REVISION = "booking.catalog_revision"
+_REVISION_TABLE = CatalogRevisionRow.__table__
+_REVISION = select(_REVISION_TABLE.c.revision).where(_REVISION_TABLE.c.id == 1)
+
+
 @event.listens_for(Session, "before_flush")
 def _bump_catalog_revision(session: Session, _flush_context: Any, _instances: Any) -> None:
     """Any ORM change to a catalog row moves the revision, in the same transaction."""
     if any(isinstance(row, _CATALOG_ROWS) for row in chain(session.new, session.dirty, session.deleted)):
+        session.info.pop(_SEEN_REVISION, None)
         session.execute(update(CatalogRevisionRow).values(revision=CatalogRevisionRow.revision + 1))
+
+
+def remember_revision(session: Session, revision: int | None) -> None:
+    """Note a revision read together with something else, so ``catalog_revision`` needs no query.
+
+    Good for the rest of the unit of work: a catalog write in it forgets the note (above).
+    """
+    if revision is not None:
+        session.info[_SEEN_REVISION] = revision
 
 
 def catalog_revision(session: Session) -> int | None:
     """The current revision, or None where the table is empty (nothing may then be cached)."""
-    return session.scalar(select(CatalogRevisionRow.revision).where(CatalogRevisionRow.id == 1))
+    seen: int | None = session.info.get(_SEEN_REVISION)
+    if seen is not None:
+        return seen
+    return session.connection().scalar(_REVISION)
+
+
+def revision_subquery() -> Any:
+    """The revision as a scalar subquery, to read it in the same statement as something else."""
+    return _REVISION.scalar_subquery()
 
 
 class ResourceCache:

@@ -11,6 +11,7 @@ from sqlalchemy.pool import ConnectionPoolEntry
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 POSTGRES_CONNECT_TIMEOUT_S = 5
+READ_ONLY_OPTION = "booking_read_only"
 
 
 def driver_url(url: str) -> URL:
@@ -61,11 +62,24 @@ def _sqlite_engine(target: URL, **options: Any) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
-        # Every transaction takes the write lock up front, so two processes can never both read
-        # "free" and then both insert an overlapping booking; the other waits (busy_timeout).
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        # Every writing transaction takes the write lock up front, so two processes can never both
+        # read "free" and then both insert an overlapping booking; the other waits (busy_timeout).
+        # Readers (read_only_engine) take a WAL snapshot instead and wait for nobody.
+        read_only = connection.get_execution_options().get(READ_ONLY_OPTION, False)
+        connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
     return engine
+
+
+def read_only_engine(engine: Engine) -> Engine:
+    """``engine`` (same pool) for units of work that only read.
+
+    PostgreSQL: autocommit, so a read costs its statements and nothing else. SQLite: a deferred
+    BEGIN, which reads a snapshot without waiting for the write lock.
+    """
+    if engine.dialect.name == "sqlite":
+        return engine.execution_options(**{READ_ONLY_OPTION: True})
+    return engine.execution_options(isolation_level="AUTOCOMMIT", **{READ_ONLY_OPTION: True})
 
 
 def ping(engine: Engine) -> bool:

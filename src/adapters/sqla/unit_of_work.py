@@ -11,6 +11,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from adapters.sqla.catalog_cache import ResourceCache
+from adapters.sqla.engine import read_only_engine
 from adapters.sqla.errors import translate, translated
 from adapters.sqla.repositories import (
     SqlaBookings,
@@ -67,19 +68,43 @@ class SqlaUnitOfWork:
     #: The same outbox with the worker's side (``due``, ``mark_sent``, ``mark_failed``).
     outbox_queue: SqlaOutbox
 
-    def __init__(self, session_factory: sessionmaker[Session], cache: ResourceCache | None = None) -> None:
+    def __init__(
+        self,
+        session_factory: sessionmaker[Session],
+        cache: ResourceCache | None = None,
+        *,
+        read_only: bool = False,
+    ) -> None:
         self._session_factory = session_factory
         self._cache = cache or ResourceCache()
         self._session: Session | None = None
+        self._read_only = read_only
 
     @classmethod
-    def factory(cls, engine: Engine) -> Callable[[], SqlaUnitOfWork]:
-        """A callable that opens a new unit of work on ``engine`` per call (for ``Deps.uow``)."""
+    def factory(
+        cls, engine: Engine, *, read_only: bool = False, cache: ResourceCache | None = None
+    ) -> Callable[[], SqlaUnitOfWork]:
+        """A callable that opens a new unit of work on ``engine`` per call (for ``Deps.uow``).
+
+        With ``read_only`` (for ``Deps.reads``) PostgreSQL runs each statement on its own, without
+        BEGIN and ROLLBACK (at READ COMMITTED a transaction would see the same data), and SQLite
+        begins a deferred transaction that does not wait for writers. Pass one ``cache`` to both
+        factories of an engine.
+        """
+        if read_only:
+            engine = read_only_engine(engine)
         # expire_on_commit=False: nothing is read after commit through ORM rows anyway (they never
         # leave the adapter), and it saves a round trip per object.
         session_factory = sessionmaker(engine, expire_on_commit=False, autoflush=True)
+        shared = cache or ResourceCache()
+        return lambda: cls(session_factory, shared, read_only=read_only)
+
+    @classmethod
+    def factories(cls, engine: Engine) -> tuple[Callable[[], SqlaUnitOfWork], Callable[[], SqlaUnitOfWork]]:
+        """The writing and the read-only factory of ``engine`` (``Deps.uow``, ``Deps.reads``), sharing
+        one resource cache."""
         cache = ResourceCache()
-        return lambda: cls(session_factory, cache)
+        return cls.factory(engine, cache=cache), cls.factory(engine, read_only=True, cache=cache)
 
     @property
     def session(self) -> Session:
@@ -127,6 +152,8 @@ class SqlaUnitOfWork:
 
     def commit(self) -> None:
         """Make the changes durable."""
+        if self._read_only:
+            raise RuntimeError("a read-only unit of work cannot commit; use Deps.uow to write")
         with translated():
             self.session.commit()
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TypeVar
 
@@ -21,15 +21,20 @@ from booking_core.booking import Booking, BookingStatus
 from booking_core.catalog import Resource, Venue
 from booking_core.commission import Commission
 from booking_core.payments import Payment
-from booking_core.ports import BookingQuery, IdempotencyRecord, ResourceQuery
+from booking_core.ports import BookingCheck, BookingQuery, DataVersion, IdempotencyRecord, ResourceQuery
 from booking_core.timerange import TimeRange
 
 
 class MemoryResources:
     """The catalog."""
 
-    def __init__(self, rows: dict[int, Resource]) -> None:
+    def __init__(self, rows: dict[int, Resource], generation: Callable[[], int] = lambda: 0) -> None:
         self._rows = rows
+        self._generation = generation
+
+    def data_version(self, resource_id: int) -> DataVersion | None:
+        """The store's commit count: coarser than the databases' per-resource counter, still exact."""
+        return (self._generation(),)
 
     def get(self, resource_id: int) -> Resource | None:
         return self._rows.get(resource_id)
@@ -81,10 +86,13 @@ class MemoryBookings:
             for b in self._rows.values()
             if b.resource_id == resource_id and b.blocks_time(now) and b.span.overlaps(span)
         )
-        return [
-            BookedSlot(start=b.start, end=b.end, booking_id=b.id)
-            for b in sorted(blocking, key=lambda b: (b.start, b.id))
-        ]
+        return [_slot(b) for b in sorted(blocking, key=lambda b: (b.start, b.id))]
+
+    def booking_check(self, resource_id: int, span: TimeRange, now: datetime) -> BookingCheck:
+        return BookingCheck(
+            blocked=self.blocked_slots(resource_id, span, now),
+            lapsed_hold_ids=[b.id for b in self.expired_holds(now, resource_id)],
+        )
 
     def list(self, query: BookingQuery) -> builtins.list[Booking]:
         def keep(b: Booking) -> bool:
@@ -107,6 +115,11 @@ class MemoryBookings:
     def ended(self, now: datetime) -> builtins.list[Booking]:
         done = {BookingStatus.PAID, BookingStatus.CONFIRMED}
         return [b for b in self._rows.values() if b.status in done and b.end <= now]
+
+
+def _slot(booking: Booking) -> BookedSlot:
+    hold = booking.hold_expires_at if booking.status is BookingStatus.PENDING else None
+    return BookedSlot(start=booking.start, end=booking.end, booking_id=booking.id, hold_expires_at=hold)
 
 
 class MemoryUsers:

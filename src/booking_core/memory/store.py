@@ -50,6 +50,8 @@ class Tables:
     processed_events: set[str] = field(default_factory=set)
     outbox: list[OutboxMessage] = field(default_factory=list)
     idempotency: dict[tuple[str, str], IdempotencyRecord] = field(default_factory=dict)
+    #: How many commits made these tables: the data version of everything in them.
+    generation: int = 0
 
     def snapshot(self) -> Tables:
         """A copy whose containers can change without touching these (rows are immutable)."""
@@ -73,6 +75,7 @@ class InMemoryStore:
     def add_resource(self, resource: Resource) -> None:
         """Seed the catalog."""
         self.tables.resources[resource.id] = resource
+        self.tables.generation += 1
 
     def add_client(self, client: Client, token_hash: str | None = None) -> None:
         """Seed a client and, optionally, its token."""
@@ -91,7 +94,7 @@ class InMemoryUnitOfWork:
 
     def _bind(self) -> None:
         t = self._tables
-        self.resources = MemoryResources(t.resources)
+        self.resources = MemoryResources(t.resources, lambda: self._tables.generation)
         self.bookings = MemoryBookings(t.bookings)
         self.users = MemoryUsers(t.users)
         self.tokens = MemoryTokens(t.tokens)
@@ -122,6 +125,7 @@ class InMemoryUnitOfWork:
     def commit(self) -> None:
         """Publish the changes, refusing overlapping blocking bookings like the database does."""
         _check_no_overlap(self._tables.bookings.values())
+        self._tables.generation = self._store.tables.generation + 1
         self._store.tables = self._tables.snapshot()
 
     def rollback(self) -> None:

@@ -2,10 +2,12 @@
 
 from booking_core.ports.idempotency import IdempotencyRecord, IdempotencyRecords
 from booking_core.ports.repositories import (
+    BookingCheck,
     BookingQuery,
     Bookings,
     Clients,
     Commissions,
+    DataVersion,
     Payments,
     ResourceMappings,
     ResourceQuery,
@@ -27,11 +29,13 @@ from booking_core.ports.services import (
 from booking_core.ports.unit_of_work import UnitOfWork
 
 __all__ = [
+    "BookingCheck",
     "BookingQuery",
     "Bookings",
     "Clients",
     "Clock",
     "Commissions",
+    "DataVersion",
     "IdGenerator",
     "IdempotencyRecord",
     "IdempotencyRecords",

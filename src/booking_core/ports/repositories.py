@@ -24,6 +24,17 @@ from booking_core.commission import Commission
 from booking_core.payments import Payment
 from booking_core.timerange import TimeRange
 
+#: An opaque stamp of a resource's data (see :meth:`Resources.data_version`); compare with ``==``.
+DataVersion = tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BookingCheck:
+    """What a new booking of one resource is checked against (:meth:`Bookings.booking_check`)."""
+
+    blocked: builtins.list[BookedSlot]
+    lapsed_hold_ids: builtins.list[str]
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResourceQuery:
@@ -64,6 +75,13 @@ class Resources(Protocol):
     def lock(self, resource_id: int) -> None:
         """Hold an exclusive lock on the resource until the unit of work ends."""
 
+    def data_version(self, resource_id: int) -> DataVersion | None:
+        """A stamp that changes whenever the catalog or any booking of the resource changes.
+
+        Read it before the data it stands for: what is read afterwards is then at least as new.
+        None when the storage cannot tell, in which case nothing may be cached.
+        """
+
 
 class Bookings(Protocol):
     """Bookings and the queries that availability and the worker need."""
@@ -82,6 +100,10 @@ class Bookings(Protocol):
 
     def blocked_slots(self, resource_id: int, span: TimeRange, now: datetime) -> builtins.list[BookedSlot]:
         """Id and time of the resource's bookings overlapping ``span`` that block time at ``now``."""
+
+    def booking_check(self, resource_id: int, span: TimeRange, now: datetime) -> BookingCheck:
+        """In one read, what creating a booking needs: ``blocked_slots`` of ``span``, and the ids of
+        every pending booking of the resource whose hold lapsed at or before ``now``."""
 
     def list(self, query: BookingQuery) -> builtins.list[Booking]:
         """Bookings matching ``query``, newest start first."""

@@ -94,7 +94,7 @@ def authenticate(deps: Deps, token: str | None) -> Principal:
     """The principal behind ``token``; raises NotAuthenticated when missing or unknown."""
     if not token:
         raise NotAuthenticated("Authentication credentials were not provided.")
-    with deps.uow() as uow:
+    with deps.read() as uow:
         principal = uow.tokens.principal(hash_token(token))
     if principal is None:
         raise NotAuthenticated("Invalid token.")
@@ -123,7 +123,7 @@ def resolve_actor(
         if required:
             raise BadRequest("user identification required")
         return Actor(user_id=None, client_id=principal.client_id)
-    with deps.uow() as uow:
+    with deps.read() as uow:
         if external_user_id:
             mapping = uow.user_mappings.get(principal.client_id, external_user_id)
         else:

@@ -53,14 +53,19 @@ def create_booking(deps: Deps, actor: Actor, cmd: NewBooking) -> BookingView:
     now = deps.clock.now()
     with deps.uow() as uow:
         rid = resolve_resource_id(uow, cmd.resource_id, cmd.resource_external_id, actor.client_id)
+        # locked before anything is read, so that what is read below is what the check stands on
+        uow.resources.lock(rid)
         resource = load_available(uow, rid)
         span = TimeRange(cmd.start, cmd.end) if cmd.end > cmd.start else None
         if span is None:
             raise ValidationFailed("End time must be after start time.", field="end_datetime")
-        uow.resources.lock(resource.id)
-        expire_stale_holds(uow, now, resource.id)
         around = TimeRange(span.start - _NEIGHBOURHOOD, span.end + _NEIGHBOURHOOD)
-        blocking = [b.span for b in uow.bookings.blocked_slots(resource.id, around, now)]
+        check = uow.bookings.booking_check(resource.id, around, now)
+        for lapsed_id in check.lapsed_hold_ids:
+            lapsed = uow.bookings.get(lapsed_id)
+            if lapsed is not None and lapsed.hold_expired(now):
+                uow.bookings.save(lapsed.expire(now))
+        blocking = [b.span for b in check.blocked]
         validate_booking(resource, span, participant_count=cmd.participant_count, blocking=blocking, now=now)
         demand = current_demand(uow, resource, now) if resource.dynamic_pricing.enabled else Decimal(0)
         price = quote(resource, span, participants=cmd.participant_count, demand=demand)
@@ -105,7 +110,7 @@ def list_bookings(deps: Deps, actor: Actor, *, upcoming: bool = False) -> list[B
         starts_after=now if upcoming else None,
         only_client_bookings=actor.client_id is not None,
     )
-    with deps.uow() as uow:
+    with deps.read() as uow:
         found = uow.bookings.list(query)
         views = [booking_view(uow, b, now) for b in found if can_see(actor, b)]
     return [v for v in views if v.is_upcoming] if upcoming else views
@@ -114,7 +119,7 @@ def list_bookings(deps: Deps, actor: Actor, *, upcoming: bool = False) -> list[B
 def get_booking(deps: Deps, actor: Actor, booking_id: str) -> BookingView:
     """One booking the caller may see; others read as not found."""
     now = deps.clock.now()
-    with deps.uow() as uow:
+    with deps.read() as uow:
         booking = uow.bookings.get(booking_id)
         if booking is None or not can_see(actor, booking):
             raise NotFound("Booking not found.")

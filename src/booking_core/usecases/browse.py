@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
+from typing import TypeVar, cast
 
 from booking_core.availability import (
     AvailableRange,
+    BookedSlot,
     RawAvailability,
     available_ranges,
     raw_availability,
@@ -20,6 +23,7 @@ from booking_core.timerange import TimeRange
 from booking_core.usecases.deps import Deps
 
 MAX_RANGE_DAYS = 31
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -89,13 +93,13 @@ def current_demand(uow: UnitOfWork, resource: Resource, now: datetime) -> Decima
 
 def list_resources(deps: Deps, query: ResourceQuery) -> list[Resource]:
     """Resources matching the filters (active and bookable unless asked otherwise)."""
-    with deps.uow() as uow:
+    with deps.read() as uow:
         return uow.resources.list(query)
 
 
 def get_resource(deps: Deps, resource_id: int) -> ResourceDetail:
     """One browsable resource with its demand level."""
-    with deps.uow() as uow:
+    with deps.read() as uow:
         resource = load_available(uow, resource_id)
         return ResourceDetail(resource=resource, demand_level=current_demand(uow, resource, deps.clock.now()))
 
@@ -112,7 +116,7 @@ def get_availability(
     """Free ranges: windows minus bookings and closures, trimmed by the lead-time limits."""
     first, last = parse_date_range(start_date, end_date)
     now = deps.clock.now()
-    with deps.uow() as uow:
+    with deps.read() as uow:
         rid = resolve_resource_id(uow, resource_id, resource_external_id, client_id)
         resource = load_available(uow, rid)
         blocked = uow.bookings.blocked_slots(resource.id, local_span(resource, first, last), now)
@@ -127,13 +131,48 @@ def get_raw_availability(
     deps: Deps, resource_id: int, start_date: str | None, end_date: str | None
 ) -> RawAvailabilityView:
     """Windows, booked slots and unavailable periods, unmerged."""
+    return render_raw_availability(deps, resource_id, start_date, end_date, render=_same)
+
+
+def render_raw_availability(
+    deps: Deps,
+    resource_id: int,
+    start_date: str | None,
+    end_date: str | None,
+    *,
+    render: Callable[[RawAvailabilityView], T],
+) -> T:
+    """``render`` applied to the raw availability, remembered in ``deps.views`` while it stays exact.
+
+    A repeated query costs one read of the resource's data version: the result is reused while
+    neither the catalog nor the resource's bookings changed and no pending hold in it has lapsed.
+    ``render`` (a module-level function, as it is part of the cache key) must not depend on
+    anything but its argument.
+    """
     first, last = parse_date_range(start_date, end_date)
     now = deps.clock.now()
-    with deps.uow() as uow:
+    key = ("raw_availability", render, resource_id, first, last)
+    with deps.read() as uow:
+        version = uow.resources.data_version(resource_id)
+        if version is not None and (hit := deps.views.get(key, version, now)) is not None:
+            return cast(T, hit)
         resource = load_available(uow, resource_id)
         booked = uow.bookings.blocked_slots(resource.id, local_span(resource, first, last), now)
     raw = raw_availability(resource, first, last, booked=booked)
-    return RawAvailabilityView(resource=resource, start_date=first, end_date=last, raw=raw)
+    rendered = render(RawAvailabilityView(resource=resource, start_date=first, end_date=last, raw=raw))
+    if version is not None:
+        deps.views.put(key, version, _next_lapse(booked, now), rendered)
+    return rendered
+
+
+def _same(view: RawAvailabilityView) -> RawAvailabilityView:
+    return view
+
+
+def _next_lapse(booked: list[BookedSlot], now: datetime) -> datetime | None:
+    """When the first of these holds lapses, which frees its time without writing anything."""
+    lapses = (b.hold_expires_at for b in booked if b.hold_expires_at is not None)
+    return min((t for t in lapses if t > now), default=None)
 
 
 def resolve_resource_id(

@@ -7,6 +7,7 @@ handler (client-mode error shapes) find it.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from anyio.to_thread import run_sync
@@ -104,21 +105,27 @@ def provide_token(request: Request[Any, Any, Any]) -> str:
     return token
 
 
-def _actor(request: Request[Any, Any, Any], *, required: bool) -> Actor:
-    return resolve_actor(
-        deps_of(request),
-        provide_principal(request),
-        user_id=request.headers.get(USER_ID_HEADER) or None,
-        external_user_id=request.headers.get(EXTERNAL_USER_ID_HEADER) or None,
-        required=required,
+async def _actor(request: Request[Any, Any, Any], *, required: bool) -> Actor:
+    principal = provide_principal(request)
+    if not principal.is_client:
+        return Actor(user_id=principal.user_id)  # a user token acts for its user: no lookup
+    return await run_sync(
+        partial(
+            resolve_actor,
+            deps_of(request),
+            principal,
+            user_id=request.headers.get(USER_ID_HEADER) or None,
+            external_user_id=request.headers.get(EXTERNAL_USER_ID_HEADER) or None,
+            required=required,
+        )
     )
 
 
-def provide_actor(request: Request[Any, Any, Any]) -> Actor:
+async def provide_actor(request: Request[Any, Any, Any]) -> Actor:
     """Dependency: the user a request acts for; a client must name one with a user header."""
-    return _actor(request, required=True)
+    return await _actor(request, required=True)
 
 
-def provide_viewer(request: Request[Any, Any, Any]) -> Actor:
+async def provide_viewer(request: Request[Any, Any, Any]) -> Actor:
     """Dependency: whose bookings a read shows; a client without a user header sees all of its own."""
-    return _actor(request, required=False)
+    return await _actor(request, required=False)

@@ -9,7 +9,7 @@ from adapters.sqla.models.accounts import (
     VenueMappingRow,
 )
 from adapters.sqla.models.base import Base
-from adapters.sqla.models.bookings import NO_OVERLAP_CONSTRAINT, BookingRow
+from adapters.sqla.models.bookings import NO_OVERLAP_CONSTRAINT, BookingRevisionRow, BookingRow
 from adapters.sqla.models.catalog import (
     ActivityTypeRow,
     CatalogRevisionRow,
@@ -29,6 +29,7 @@ __all__ = [
     "NO_OVERLAP_CONSTRAINT",
     "ActivityTypeRow",
     "Base",
+    "BookingRevisionRow",
     "BookingRow",
     "CatalogRevisionRow",
     "ClientRow",

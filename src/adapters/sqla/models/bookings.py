@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import CheckConstraint, ForeignKey, Index, Integer, String, Text, func, text
+from sqlalchemy import BigInteger, CheckConstraint, ForeignKey, Index, Integer, String, Text, func, text
 from sqlalchemy.dialects.postgresql import ExcludeConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -58,3 +58,17 @@ class BookingRow(Base):
     refunded_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class BookingRevisionRow(Base):
+    """Per resource, a counter that moves with every change to its bookings (database triggers).
+
+    Caches of a resource's availability compare against it; migration 0003 installs the triggers.
+    """
+
+    __tablename__ = "booking_revisions"
+
+    resource_id: Mapped[int] = mapped_column(
+        ForeignKey("resources.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
+    revision: Mapped[int] = mapped_column(BigInteger, default=0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import func, select, update
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from adapters.sqla.errors import translate_errors
@@ -101,13 +101,7 @@ class SqlaTokens:
         self._session.flush()
 
     def principal(self, token_hash: str) -> Principal | None:
-        stmt = (
-            select(TokenRow.user_id, TokenRow.client_id, UserRow.is_active, ClientRow.is_active)
-            .outerjoin(UserRow, UserRow.id == TokenRow.user_id)
-            .outerjoin(ClientRow, ClientRow.id == TokenRow.client_id)
-            .where(TokenRow.token_hash == token_hash, TokenRow.revoked_at.is_(None))
-        )
-        found = self._session.execute(stmt).one_or_none()
+        found = self._session.connection().execute(_PRINCIPAL, {"token_hash": token_hash}).one_or_none()
         if found is None:
             return None
         user_id, client_id, user_active, client_active = found
@@ -122,3 +116,14 @@ class SqlaTokens:
             .values(revoked_at=datetime.now(UTC))
         )
         self._session.execute(stmt)
+
+
+# Built once on the tables: every authenticated request runs it.
+_TOKENS, _USERS, _CLIENTS = TokenRow.__table__, UserRow.__table__, ClientRow.__table__
+_PRINCIPAL = (
+    select(_TOKENS.c.user_id, _TOKENS.c.client_id, _USERS.c.is_active, _CLIENTS.c.is_active)
+    .select_from(_TOKENS)
+    .outerjoin(_USERS, _USERS.c.id == _TOKENS.c.user_id)
+    .outerjoin(_CLIENTS, _CLIENTS.c.id == _TOKENS.c.client_id)
+    .where(_TOKENS.c.token_hash == bindparam("token_hash"), _TOKENS.c.revoked_at.is_(None))
+)

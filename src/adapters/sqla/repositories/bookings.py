@@ -5,16 +5,17 @@ from __future__ import annotations
 import builtins
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, and_, or_, select
+from sqlalchemy import and_, bindparam, insert, or_, select
 from sqlalchemy.orm import Session
 
 from adapters.sqla.errors import translate_errors
 from adapters.sqla.models import BookingRow
+from adapters.sqla.types import UtcDateTime
 from booking_core.availability import BookedSlot
 from booking_core.booking import Booking, BookingStatus, CancellationReason
 from booking_core.catalog import PriceUnit
 from booking_core.errors import NotFound
-from booking_core.ports.repositories import BookingQuery
+from booking_core.ports.repositories import BookingCheck, BookingQuery
 from booking_core.timerange import TimeRange
 
 # Mirrors Booking.blocks_time: confirmed and paid always block, pending only while its hold lasts.
@@ -52,28 +53,8 @@ def booking_to_domain(row: BookingRow) -> Booking:
 def booking_from_domain(booking: Booking, row: BookingRow | None = None) -> BookingRow:
     """``row`` (a new one when None) with every column set from ``booking``."""
     row = row if row is not None else BookingRow(id=booking.id)
-    row.reference_code = booking.reference_code
-    row.resource_id = booking.resource_id
-    row.user_id = booking.user_id
-    row.client_id = booking.client_id
-    row.start_at = booking.start
-    row.end_at = booking.end
-    row.participant_count = booking.participant_count
-    row.price_per_unit = booking.price_per_unit
-    row.pricing_unit = booking.pricing_unit.value
-    row.total_price = booking.total_price
-    row.currency = booking.currency
-    row.status = booking.status.value
-    row.notes = booking.notes
-    row.cancellation_reason = booking.cancellation_reason.value if booking.cancellation_reason else None
-    row.cancellation_notes = booking.cancellation_notes
-    row.hold_expires_at = booking.hold_expires_at
-    row.confirmed_at = booking.confirmed_at
-    row.paid_at = booking.paid_at
-    row.cancelled_at = booking.cancelled_at
-    row.refunded_at = booking.refunded_at
-    row.created_at = booking.created_at
-    row.updated_at = booking.updated_at
+    for column, value in booking_values(booking).items():
+        setattr(row, column, value)
     return row
 
 
@@ -85,8 +66,8 @@ class SqlaBookings:
         self._session = session
 
     def add(self, booking: Booking) -> None:
-        self._session.add(booking_from_domain(booking))
-        self._session.flush()
+        # A plain INSERT: the ORM's flush machinery costs more than the statement for one new row.
+        self._session.connection().execute(_INSERT, booking_values(booking))
 
     def save(self, booking: Booking) -> None:
         row = self._session.get(BookingRow, booking.id)
@@ -105,15 +86,25 @@ class SqlaBookings:
         return booking_to_domain(row) if row else None
 
     def blocked_slots(self, resource_id: int, span: TimeRange, now: datetime) -> builtins.list[BookedSlot]:
-        stmt = (
-            select(BookingRow.id, BookingRow.start_at, BookingRow.end_at)
-            .where(*_blocking(resource_id, span, now))
-            .order_by(BookingRow.start_at, BookingRow.id)
+        rows = self._session.connection().execute(
+            _BLOCKED, {"resource_id": resource_id, "start": span.start, "end": span.end, "now": now}
         )
-        return [
-            BookedSlot(start=start, end=end, booking_id=booking_id)
-            for booking_id, start, end in self._session.execute(stmt)
-        ]
+        return [_slot(*row) for row in rows]
+
+    def booking_check(self, resource_id: int, span: TimeRange, now: datetime) -> BookingCheck:
+        rows = self._session.connection().execute(
+            _CHECK, {"resource_id": resource_id, "start": span.start, "end": span.end, "now": now}
+        )
+        blocked: builtins.list[BookedSlot] = []
+        lapsed: builtins.list[str] = []
+        for row in rows:
+            slot = _slot(*row)
+            if slot.blocks_at(now):
+                if slot.start < span.end and span.start < slot.end:
+                    blocked.append(slot)
+            else:
+                lapsed.append(slot.booking_id)
+        return BookingCheck(blocked=blocked, lapsed_hold_ids=lapsed)
 
     def list(self, query: BookingQuery) -> builtins.list[Booking]:
         stmt = select(BookingRow).order_by(BookingRow.start_at.desc(), BookingRow.id.desc())
@@ -151,17 +142,85 @@ class SqlaBookings:
         return [booking_to_domain(row) for row in self._session.scalars(stmt)]
 
 
-def _blocking(resource_id: int, span: TimeRange, now: datetime) -> tuple[ColumnElement[bool], ...]:
-    """Bookings of the resource overlapping ``span`` that block time at ``now``."""
-    return (
-        BookingRow.resource_id == resource_id,
-        BookingRow.start_at < span.end,
-        BookingRow.end_at > span.start,
+def _slot(booking_id: str, start: datetime, end: datetime, status: str, hold: datetime | None) -> BookedSlot:
+    pending = status == BookingStatus.PENDING.value
+    return BookedSlot(start=start, end=end, booking_id=booking_id, hold_expires_at=hold if pending else None)
+
+
+# Core statements on the table, built once: the hot paths skip the ORM's per-statement machinery.
+_T = BookingRow.__table__
+_PENDING = BookingStatus.PENDING.value
+_SLOT_COLUMNS = (
+    _T.c.id,
+    _T.c.start_at,
+    _T.c.end_at,
+    _T.c.status,
+    _T.c.hold_expires_at,
+)
+_OVERLAPS = and_(
+    _T.c.resource_id == bindparam("resource_id"),
+    _T.c.start_at < bindparam("end", type_=UtcDateTime),
+    _T.c.end_at > bindparam("start", type_=UtcDateTime),
+)
+_HOLD_LAPSED = and_(
+    _T.c.status == _PENDING,
+    _T.c.hold_expires_at.is_not(None),
+    _T.c.hold_expires_at <= bindparam("now", type_=UtcDateTime),
+)
+# Mirrors Booking.blocks_time: confirmed and paid always block, pending only while its hold lasts.
+_BLOCKED = (
+    select(*_SLOT_COLUMNS)
+    .where(
+        _OVERLAPS,
         or_(
-            BookingRow.status.in_(_LIVE),
+            _T.c.status.in_(_LIVE),
             and_(
-                BookingRow.status == BookingStatus.PENDING.value,
-                or_(BookingRow.hold_expires_at.is_(None), BookingRow.hold_expires_at > now),
+                _T.c.status == _PENDING,
+                or_(_T.c.hold_expires_at.is_(None), _T.c.hold_expires_at > bindparam("now")),
             ),
         ),
     )
+    .order_by(_T.c.start_at, _T.c.id)
+)
+# The blocking bookings near a new one, and every lapsed hold of the resource: one round trip.
+_CHECK = (
+    select(*_SLOT_COLUMNS)
+    .where(
+        _T.c.resource_id == bindparam("resource_id"),
+        or_(
+            and_(_OVERLAPS, _T.c.status.in_([*_LIVE, _PENDING])),
+            _HOLD_LAPSED,
+        ),
+    )
+    .order_by(_T.c.start_at, _T.c.id)
+)
+_INSERT = insert(_T)
+
+
+def booking_values(booking: Booking) -> dict[str, object]:
+    """The ``bookings`` columns of ``booking``."""
+    return {
+        "id": booking.id,
+        "reference_code": booking.reference_code,
+        "resource_id": booking.resource_id,
+        "user_id": booking.user_id,
+        "client_id": booking.client_id,
+        "start_at": booking.start,
+        "end_at": booking.end,
+        "participant_count": booking.participant_count,
+        "price_per_unit": booking.price_per_unit,
+        "pricing_unit": booking.pricing_unit.value,
+        "total_price": booking.total_price,
+        "currency": booking.currency,
+        "status": booking.status.value,
+        "notes": booking.notes,
+        "cancellation_reason": booking.cancellation_reason.value if booking.cancellation_reason else None,
+        "cancellation_notes": booking.cancellation_notes,
+        "hold_expires_at": booking.hold_expires_at,
+        "confirmed_at": booking.confirmed_at,
+        "paid_at": booking.paid_at,
+        "cancelled_at": booking.cancelled_at,
+        "refunded_at": booking.refunded_at,
+        "created_at": booking.created_at,
+        "updated_at": booking.updated_at,
+    }

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import builtins
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.orm import Session, selectinload
 
-from adapters.sqla.catalog_cache import ResourceCache, catalog_revision
+from adapters.sqla.catalog_cache import ResourceCache, catalog_revision, remember_revision, revision_subquery
 from adapters.sqla.errors import translate_errors
 from adapters.sqla.models import (
+    BookingRevisionRow,
     ResourceRow,
     ScheduleRow,
     TimeSlotRow,
@@ -27,7 +28,7 @@ from booking_core.catalog import (
     UnavailablePeriod,
     Venue,
 )
-from booking_core.ports.repositories import ResourceQuery
+from booking_core.ports.repositories import DataVersion, ResourceQuery
 
 
 def venue_to_domain(row: VenueRow) -> Venue:
@@ -173,9 +174,34 @@ class SqlaResources:
         return venue_to_domain(row) if row else None
 
     def lock(self, resource_id: int) -> None:
-        # SQLite: every transaction already began with BEGIN IMMEDIATE, which excludes other writers.
+        # SQLite: every write transaction began with BEGIN IMMEDIATE, which excludes other writers.
+        # The catalog revision comes along, so that get() right after needs no query of its own.
         if self._session.get_bind().dialect.name == "sqlite":
-            return
-        self._session.execute(
-            select(ResourceRow.id).where(ResourceRow.id == resource_id).with_for_update()
-        ).one_or_none()
+            row = self._session.connection().execute(_REVISION_ONLY).one_or_none()
+        else:
+            row = self._session.connection().execute(_LOCK, {"resource_id": resource_id}).one_or_none()
+        remember_revision(self._session, row[0] if row else None)
+
+    def data_version(self, resource_id: int) -> DataVersion | None:
+        found = self._session.connection().execute(_VERSION, {"resource_id": resource_id}).one()
+        catalog, bookings = found
+        remember_revision(self._session, catalog)
+        return None if catalog is None else (catalog, bookings or 0)
+
+
+# Statements built once: building and hashing them per call costs more than running them.
+_RESOURCES = ResourceRow.__table__
+_BOOKING_REVISIONS = BookingRevisionRow.__table__
+_LOCK = (
+    select(revision_subquery())
+    .select_from(_RESOURCES)
+    .where(_RESOURCES.c.id == bindparam("resource_id"))
+    .with_for_update(of=_RESOURCES)
+)
+_REVISION_ONLY = select(revision_subquery())
+_VERSION = select(
+    revision_subquery(),
+    select(_BOOKING_REVISIONS.c.revision)
+    .where(_BOOKING_REVISIONS.c.resource_id == bindparam("resource_id"))
+    .scalar_subquery(),
+)

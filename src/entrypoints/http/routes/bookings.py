@@ -20,8 +20,8 @@ from entrypoints.http.structs.booking_requests import CancelIn, CreateBookingIn
 from entrypoints.http.structs.bookings import BookingDetail, BookingItem, CancelledOut, ClientBookingCreated
 from entrypoints.http.structs.payments import PaymentIntentOut
 
-_ACTOR = {"actor": Provide(provide_actor, sync_to_thread=True)}
-_VIEWER = {"actor": Provide(provide_viewer, sync_to_thread=True)}
+_ACTOR = {"actor": Provide(provide_actor)}
+_VIEWER = {"actor": Provide(provide_viewer)}
 IdempotencyKey = Annotated[str | None, HeaderParameter(name=IDEMPOTENCY_KEY_HEADER, required=False)]
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from litestar import Router, get
+import msgspec
+from litestar import MediaType, Response, Router, get
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, FromQuery
 
@@ -48,9 +49,15 @@ def get_raw_availability(
     resource_id: FromPath[int],
     start_date: FromQuery[str | None] = None,
     end_date: FromQuery[str | None] = None,
-) -> RawAvailabilityOut:
+) -> Response[RawAvailabilityOut]:
     """Windows, booked slots and unavailable periods of up to 31 days."""
-    return RawAvailabilityOut.of(browse.get_raw_availability(deps, resource_id, start_date, end_date))
+    body = browse.render_raw_availability(deps, resource_id, start_date, end_date, render=_raw_json)
+    return Response(content=body, media_type=MediaType.JSON)  # type: ignore[arg-type]
+
+
+def _raw_json(view: browse.RawAvailabilityView) -> bytes:
+    # the encoded document is what the use case keeps while it stays exact
+    return msgspec.json.encode(RawAvailabilityOut.of(view))
 
 
 @get("/availability/", sync_to_thread=True)
