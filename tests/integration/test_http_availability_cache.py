@@ -1,0 +1,105 @@
+"""Raw availability is cached per process yet always exact, whoever changes the data.
+
+Two apps on one database stand for two server processes: one caches, the other (or an operator's
+SQL, or the catalog loader) writes, and the first must answer with the new truth at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from copy import deepcopy
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+
+from adapters.catalog import validate_catalog, write_catalog
+from adapters.passwords import Argon2Passwords
+from tests.integration.http_fixtures import (
+    ANNA,
+    CATALOG,
+    NOW,
+    Api,
+    auth,
+    book,
+    clone_postgres,
+    database_url,
+    postgres_template,
+    sqlite_template,
+    start,
+)
+
+__all__ = ["clone_postgres", "database_url", "postgres_template", "sqlite_template"]
+
+DAY = "start_date=2026-06-05&end_date=2026-06-05"
+
+
+@pytest.fixture
+def two(database_url: str) -> Iterator[tuple[Api, Api]]:
+    """Two apps, each with its own cache, on the same database."""
+    for first in start(database_url):
+        for second in start(database_url):
+            yield first, second
+
+
+def raw(api: Api, court: str = "Court 1") -> dict[str, Any]:
+    response = api.client.get(f"/api/v1/resources/{api.resources[court]}/availability/?{DAY}")
+    assert response.status_code == 200, response.text
+    answer: dict[str, Any] = response.json()
+    return answer
+
+
+def booked(api: Api, court: str = "Court 1") -> list[str]:
+    return [slot["booking_id"] for slot in raw(api, court)["booked_slots"]]
+
+
+def test_a_booking_made_elsewhere_shows_at_once(two: tuple[Api, Api]) -> None:
+    reader, writer = two
+    assert booked(reader) == []
+    assert booked(reader) == []  # now served from the reader's cache
+    made = book(writer, ANNA, "Court 1", "2026-06-05T14:00:00+02:00", "2026-06-05T15:00:00+02:00")
+    assert booked(reader) == [made["id"]]
+    cancel = writer.client.post(f"/api/v1/bookings/{made['id']}/cancel/", json={}, headers=auth(ANNA))
+    assert cancel.status_code == 200, cancel.text
+    assert booked(reader) == []
+
+
+def test_an_operators_sql_is_seen_too(two: tuple[Api, Api]) -> None:
+    reader, writer = two
+    made = book(writer, ANNA, "Court 1", "2026-06-05T14:00:00+02:00", "2026-06-05T15:00:00+02:00")
+    assert booked(reader) == [made["id"]]
+    with reader.services.engine.begin() as connection:
+        connection.execute(
+            text("UPDATE bookings SET status = 'cancelled' WHERE id = :id"), {"id": made["id"]}
+        )
+    assert booked(reader) == []
+
+
+def test_another_resources_booking_keeps_the_answer(two: tuple[Api, Api]) -> None:
+    reader, writer = two
+    first = raw(reader)
+    book(writer, ANNA, "Court 2", "2026-06-05T14:00:00+02:00", "2026-06-05T15:00:00+02:00")
+    assert raw(reader) == first
+    assert len(raw(reader, "Court 2")["booked_slots"]) == 1
+
+
+def test_a_lapsed_hold_frees_its_time_before_any_sweep(two: tuple[Api, Api]) -> None:
+    reader, writer = two
+    made = book(writer, ANNA, "Court 1", "2026-06-05T14:00:00+02:00", "2026-06-05T15:00:00+02:00")
+    assert booked(reader) == [made["id"]]
+    reader.clock.advance(minutes=14, seconds=59)
+    assert booked(reader) == [made["id"]]
+    reader.clock.advance(seconds=1)
+    assert booked(reader) == []
+
+
+def test_a_catalog_change_shows_at_once(two: tuple[Api, Api]) -> None:
+    reader, _writer = two
+    before = raw(reader)
+    catalog = deepcopy(dict(CATALOG))
+    court = next(r for v in catalog["venues"] for r in v["resources"] if r["name"] == "Court 1")
+    court["booking_interval_minutes"] = 15
+    write_catalog(reader.services.engine, validate_catalog(catalog), Argon2Passwords(), now=NOW)
+    after = raw(reader)
+    assert before["windows"][0]["booking_interval_minutes"] == 30
+    assert after["windows"][0]["booking_interval_minutes"] == 15
