@@ -36,7 +36,27 @@ def make_engine(url: str, **options: Any) -> Engine:
     options.setdefault("pool_size", 10)
     options.setdefault("max_overflow", 20)
     connect_args = {"connect_timeout": POSTGRES_CONNECT_TIMEOUT_S, **options.pop("connect_args", {})}
-    return create_engine(target, connect_args=connect_args, **options)
+    engine = create_engine(target, connect_args=connect_args, **options)
+    event.listen(engine, "before_cursor_execute", _refuse_writes_of_readers)
+    return engine
+
+
+_READING_STATEMENTS = ("SELECT", "BEGIN", "ROLLBACK")
+
+
+def _refuse_writes_of_readers(
+    connection: Any, _cursor: Any, statement: str, _parameters: Any, _context: Any, _executemany: bool
+) -> None:
+    # A read-only unit of work runs in autocommit on PostgreSQL: a write there would be durable at
+    # once, whatever the caller meant. Refuse it before it reaches the database.
+    if connection.get_execution_options().get(READ_ONLY_OPTION) and not statement.lstrip().upper().startswith(
+        _READING_STATEMENTS
+    ):
+        raise ReadOnlyViolation(f"a read-only unit of work cannot run {statement.split(None, 1)[0]!r}")
+
+
+class ReadOnlyViolation(RuntimeError):
+    """A write was attempted through a read-only unit of work (a programming error)."""
 
 
 def _sqlite_engine(target: URL, **options: Any) -> Engine:
@@ -47,6 +67,7 @@ def _sqlite_engine(target: URL, **options: Any) -> Engine:
     options.setdefault("max_overflow", 20)
     connect_args = {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, **options.pop("connect_args", {})}
     engine = create_engine(target, connect_args=connect_args, **options)
+    event.listen(engine, "before_cursor_execute", _refuse_writes_of_readers)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
