@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -42,11 +43,19 @@ def expire_stale_holds(uow: UnitOfWork, now: datetime, resource_id: int | None =
     return len(expired)
 
 
-def create_booking(deps: Deps, actor: Actor, cmd: NewBooking) -> BookingView:
+def create_booking(
+    deps: Deps,
+    actor: Actor,
+    cmd: NewBooking,
+    *,
+    record: Callable[[UnitOfWork, BookingView], None] | None = None,
+) -> BookingView:
     """Validate and store a pending booking that holds its slot for ``deps.hold_minutes``.
 
     The resource is locked for the transaction, so concurrent requests are checked one after
     another and the gap rule holds across them; the storage's constraint is the last guard.
+    ``record`` runs in the same transaction just before it commits (the caller's idempotency
+    record, say), so it is stored exactly when the booking is.
     """
     if actor.user_id is None:
         raise BadRequest("user identification required")
@@ -89,16 +98,19 @@ def create_booking(deps: Deps, actor: Actor, cmd: NewBooking) -> BookingView:
         )
         uow.bookings.add(booking)
         client = uow.clients.get(actor.client_id) if actor.client_id is not None else None
+        # a new booking has no payment yet, and its resource is already at hand
+        view = BookingView(
+            booking=booking,
+            resource=resource,
+            payment=None,
+            client=client,
+            external_user_id=actor.external_user_id,
+            now=now,
+        )
+        if record is not None:
+            record(uow, view)
         uow.commit()
-    # a new booking has no payment yet, and its resource is already at hand
-    return BookingView(
-        booking=booking,
-        resource=resource,
-        payment=None,
-        client=client,
-        external_user_id=actor.external_user_id,
-        now=now,
-    )
+    return view
 
 
 def list_bookings(deps: Deps, actor: Actor, *, upcoming: bool = False) -> list[BookingView]:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+from datetime import datetime
 
 from booking_core.errors import IdempotencyConflict
-from booking_core.ports import IdempotencyRecord
+from booking_core.ports import IdempotencyRecord, UnitOfWork
 from booking_core.usecases.deps import Deps
 
 
@@ -24,17 +25,26 @@ def replay(deps: Deps, scope: str, key: str, request_hash: str) -> IdempotencyRe
 
 
 def remember(deps: Deps, scope: str, key: str, request_hash: str, status_code: int, body: bytes) -> None:
-    """Store the first response for (scope, key); a concurrent duplicate keeps the first one."""
+    """Store the first response for (scope, key) on its own; a concurrent duplicate keeps the first one."""
     with deps.uow() as uow:
         if uow.idempotency.get(scope, key) is None:
-            uow.idempotency.add(
-                IdempotencyRecord(
-                    scope=scope,
-                    key=key,
-                    request_hash=request_hash,
-                    status_code=status_code,
-                    body=body,
-                    created_at=deps.clock.now(),
-                )
-            )
+            remember_in(uow, scope, key, request_hash, status_code, body, deps.clock.now())
             uow.commit()
+
+
+def remember_in(
+    uow: UnitOfWork, scope: str, key: str, request_hash: str, status_code: int, body: bytes, now: datetime
+) -> None:
+    """Store the first response in the caller's transaction, so that it is durable exactly when the
+    work it answers is. A concurrent request with the same key then fails that transaction on the
+    storage's unique key, and the caller replays the winner's response instead."""
+    uow.idempotency.add(
+        IdempotencyRecord(
+            scope=scope,
+            key=key,
+            request_hash=request_hash,
+            status_code=status_code,
+            body=body,
+            created_at=now,
+        )
+    )

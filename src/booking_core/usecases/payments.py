@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -40,8 +41,17 @@ class PaymentEvent:
     failure_message: str = ""
 
 
-def create_payment_intent(deps: Deps, actor: Actor, booking_id: str) -> PaymentIntentView:
-    """Open (or reuse) a provider intent for the caller's pending booking."""
+def create_payment_intent(
+    deps: Deps,
+    actor: Actor,
+    booking_id: str,
+    *,
+    record: Callable[[UnitOfWork, PaymentIntentView], None] | None = None,
+) -> PaymentIntentView:
+    """Open (or reuse) a provider intent for the caller's pending booking.
+
+    ``record`` runs in the same transaction just before it commits (see ``create_booking``).
+    """
     now = deps.clock.now()
     with deps.uow() as uow:
         booking = owned_booking(uow, actor, booking_id)
@@ -55,11 +65,15 @@ def create_payment_intent(deps: Deps, actor: Actor, booking_id: str) -> PaymentI
         account = resource.venue.provider_account_id if resource else None
         existing = [p for p in uow.payments.for_booking(booking.id) if p.is_open]
         if existing and existing[-1].amount == booking.total_price:
-            return PaymentIntentView(
+            reused = PaymentIntentView(
                 payment=existing[-1],
                 publishable_key=deps.payments.publishable_key,
                 provider_account_id=account,
             )
+            if record is not None:
+                record(uow, reused)
+                uow.commit()
+            return reused
         intent = deps.payments.create_intent(
             amount_minor=to_minor_units(booking.total_price, booking.currency),
             currency=booking.currency,
@@ -78,10 +92,13 @@ def create_payment_intent(deps: Deps, actor: Actor, booking_id: str) -> PaymentI
             created_at=now,
         )
         uow.payments.add(payment)
+        view = PaymentIntentView(
+            payment=payment, publishable_key=deps.payments.publishable_key, provider_account_id=account
+        )
+        if record is not None:
+            record(uow, view)
         uow.commit()
-    return PaymentIntentView(
-        payment=payment, publishable_key=deps.payments.publishable_key, provider_account_id=account
-    )
+    return view
 
 
 def apply_payment_event(deps: Deps, event: PaymentEvent) -> None:

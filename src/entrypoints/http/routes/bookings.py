@@ -70,7 +70,8 @@ def create_booking(
         actor=actor,
         endpoint="POST /api/v1/bookings/",
         body=data,
-        run=lambda: _created(principal, bookings.create_booking(deps, actor, data.command())),
+        run=lambda record: bookings.create_booking(deps, actor, data.command(), record=record),
+        render=lambda view: _created(principal, view),
     )
 
 
@@ -96,7 +97,8 @@ def create_payment_intent(
         actor=actor,
         endpoint=f"POST /api/v1/bookings/{booking_id}/create-payment-intent/",
         body=None,
-        run=lambda: (200, PaymentIntentOut.of(payments.create_payment_intent(deps, actor, str(booking_id)))),
+        run=lambda record: payments.create_payment_intent(deps, actor, str(booking_id), record=record),
+        render=lambda view: (200, PaymentIntentOut.of(view)),
     )
 
 
