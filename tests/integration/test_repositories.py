@@ -50,12 +50,12 @@ from booking_core.memory import InMemoryStore
 from booking_core.payments import Payment, PaymentStatus
 from booking_core.ports import BookingQuery, IdempotencyRecord, OutboxMessage, ResourceQuery, UnitOfWork
 from booking_core.timerange import TimeRange
+from tests.support.bookings import BERLIN, DAY, NOW, USER_ID
+from tests.support.bookings import add_bookings as _add
+from tests.support.bookings import at as _at
+from tests.support.bookings import make_booking as _booking
 from tests.support.seed import demo_client, demo_resource, demo_venue, seed
 
-BERLIN = ZoneInfo("Europe/Berlin")
-NOW = datetime(2026, 6, 1, 8, 0, tzinfo=UTC)
-DAY = date(2026, 6, 10)
-USER_ID = "00000000-0000-4000-8000-000000000001"
 OTHER_USER_ID = "00000000-0000-4000-8000-000000000002"
 THREADS = 20
 
@@ -142,38 +142,6 @@ def world(backend: Backend) -> Backend:
 @pytest.fixture
 def db_world(db_backend: Backend) -> Backend:
     return _seed_world(db_backend)
-
-
-def _at(hhmm: str, day: date = DAY) -> datetime:
-    return datetime.combine(day, time.fromisoformat(hhmm), BERLIN)
-
-
-_counter = iter(range(1, 1_000_000))
-
-
-def _booking(start: str | datetime, end: str | datetime, **fields: Any) -> Booking:
-    n = next(_counter)
-    defaults: dict[str, Any] = {
-        "id": f"00000000-0000-4000-9000-{n:012d}",
-        "reference_code": f"R{n:07d}",
-        "resource_id": 1,
-        "user_id": USER_ID,
-        "start": _at(start) if isinstance(start, str) else start,
-        "end": _at(end) if isinstance(end, str) else end,
-        "price_per_unit": Decimal("20.00"),
-        "total_price": Decimal("40.00"),
-        "status": BookingStatus.CONFIRMED,
-        "created_at": NOW,
-        "updated_at": NOW,
-    }
-    return Booking(**(defaults | fields))
-
-
-def _add(backend: Backend, *bookings: Booking) -> None:
-    with backend.uow() as uow:
-        for booking in bookings:
-            uow.bookings.add(booking)
-        uow.commit()
 
 
 def _ids(items: Sequence[Booking | OutboxMessage]) -> list[str]:

@@ -11,10 +11,9 @@ import time as clock
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any, cast
-from zoneinfo import ZoneInfo
 
 import pytest
 from sqlalchemy import Engine, select, text
@@ -32,12 +31,12 @@ from booking_core.catalog import Resource
 from booking_core.memory import InMemoryStore
 from booking_core.ports import UnitOfWork
 from booking_core.timerange import TimeRange
+from tests.support.bookings import DAY, NOW, USER_ID
+from tests.support.bookings import add_bookings as _add
+from tests.support.bookings import at as _at
+from tests.support.bookings import make_booking as _booking
 from tests.support.seed import demo_resource, seed
 
-BERLIN = ZoneInfo("Europe/Berlin")
-NOW = datetime(2026, 6, 1, 8, 0, tzinfo=UTC)
-DAY = date(2026, 6, 10)
-USER_ID = "00000000-0000-4000-8000-000000000001"
 #: Generous: a reader that waited for the writer would wait for SQLite's 30 s busy timeout.
 READER_DEADLINE_S = 2.0
 #: How long a queued second writer is watched to show that it waits (it must not finish).
@@ -122,38 +121,6 @@ def _seed_world(backend: Backend) -> Backend:
         )
         uow.commit()
     return backend
-
-
-def _at(hhmm: str, day: date = DAY) -> datetime:
-    return datetime.combine(day, time.fromisoformat(hhmm), BERLIN)
-
-
-_counter = iter(range(1, 1_000_000))
-
-
-def _booking(start: str | datetime, end: str | datetime, **fields: Any) -> Booking:
-    n = next(_counter)
-    defaults: dict[str, Any] = {
-        "id": f"00000000-0000-4000-9000-{n:012d}",
-        "reference_code": f"V{n:07d}",
-        "resource_id": 1,
-        "user_id": USER_ID,
-        "start": _at(start) if isinstance(start, str) else start,
-        "end": _at(end) if isinstance(end, str) else end,
-        "price_per_unit": Decimal("20.00"),
-        "total_price": Decimal("40.00"),
-        "status": BookingStatus.CONFIRMED,
-        "created_at": NOW,
-        "updated_at": NOW,
-    }
-    return Booking(**(defaults | fields))
-
-
-def _add(backend: Backend, *bookings: Booking) -> None:
-    with backend.uow() as uow:
-        for booking in bookings:
-            uow.bookings.add(booking)
-        uow.commit()
 
 
 def _slot(booking: Booking, hold: datetime | None = None) -> BookedSlot:
