@@ -13,6 +13,7 @@ from booking_core.availability import (
     BookedSlot,
     RawAvailability,
     available_ranges,
+    available_ranges_until,
     raw_availability,
 )
 from booking_core.booking import BLOCKING_STATUSES, Booking, BookingStatus, CancellationReason
@@ -78,6 +79,7 @@ __all__ = [
     "Venue",
     "Window",
     "available_ranges",
+    "available_ranges_until",
     "booking_span",
     "commission_amount",
     "commission_month",

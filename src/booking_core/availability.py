@@ -71,10 +71,10 @@ def _bookable_blocks(resource: Resource, free: list[TimeRange], now: dt.datetime
     together with its neighbour.
     """
     tz, interval = resource.tz, resource.booking_interval_minutes
+    now = now.astimezone(dt.UTC)  # real minutes, as in rules.py
     cut = now + dt.timedelta(minutes=resource.min_advance_booking_minutes)
     first_start = next_aligned(cut, tz, interval)
-    latest = (now + dt.timedelta(days=resource.max_advance_booking_days)).astimezone(dt.UTC)
-    latest = latest.replace(second=0, microsecond=0)
+    latest = _latest_start(resource, now)
     shortest = dt.timedelta(minutes=resource.min_booking_duration_minutes)
     for block in free:
         start = first_start if block.start < cut else block.start
@@ -145,12 +145,62 @@ def available_ranges(
     Returns:
         Ranges sorted by start.
     """
+    windows, free = _free_blocks(resource, start_date, end_date, blocking)
+    return _ranges(resource, windows, free, now=now, demand=demand)
+
+
+def available_ranges_until(
+    resource: Resource,
+    start_date: dt.date,
+    end_date: dt.date,
+    *,
+    blocking: Sequence[TimeRange],
+    now: dt.datetime,
+    demand: Decimal,
+) -> tuple[list[AvailableRange], dt.datetime]:
+    """:func:`available_ranges`, and an instant before which time alone cannot change them.
+
+    For every ``t`` from ``now`` up to (not including) the instant, ``available_ranges`` with
+    ``now=t`` and the same ``blocking`` and ``demand`` gives the same list. The instant is when the
+    lead-time cut first reaches the next aligned start or a free block's start, or, if a free block
+    reaches past the advance limit, when that limit moves on by a minute. (Demand, which moves with
+    time, is the caller's to hold fixed.)
+    """
+    windows, free = _free_blocks(resource, start_date, end_date, blocking)
+    ranges = _ranges(resource, windows, free, now=now, demand=demand)
+    now = now.astimezone(dt.UTC)
+    lead = dt.timedelta(minutes=resource.min_advance_booking_minutes)
+    cut = now + lead
+    moves = [next_aligned(cut, resource.tz, resource.booking_interval_minutes)]
+    moves += [block.start for block in free if block.start > cut]
+    until = min(moves) - lead
+    latest = _latest_start(resource, now)
+    if any(block.end > latest for block in free):
+        ahead = dt.timedelta(days=resource.max_advance_booking_days)
+        until = min(until, latest + dt.timedelta(minutes=1) - ahead)
+    return ranges, until
+
+
+def _latest_start(resource: Resource, now: dt.datetime) -> dt.datetime:
+    # 24-hour days from the instant, whatever timezone ``now`` is written in (see rules.py)
+    latest = now.astimezone(dt.UTC) + dt.timedelta(days=resource.max_advance_booking_days)
+    return latest.replace(second=0, microsecond=0)
+
+
+def _free_blocks(
+    resource: Resource, start_date: dt.date, end_date: dt.date, blocking: Sequence[TimeRange]
+) -> tuple[list[Window], list[TimeRange]]:
     windows = expand_windows(resource, start_date, end_date)
     if not windows:
-        return []
-    tz, pricing = resource.tz, resource.dynamic_pricing
+        return [], []
     span = TimeRange(windows[0].range.start, windows[-1].range.end)
-    free = subtract((w.range for w in windows), blocked_time(resource, blocking, span))
+    return windows, subtract((w.range for w in windows), blocked_time(resource, blocking, span))
+
+
+def _ranges(
+    resource: Resource, windows: list[Window], free: list[TimeRange], *, now: dt.datetime, demand: Decimal
+) -> list[AvailableRange]:
+    tz, pricing = resource.tz, resource.dynamic_pricing
     return [
         AvailableRange(
             date=window.date,

@@ -62,6 +62,9 @@ def gap_violation(free_block: TimeRange, span: TimeRange, min_minutes: int) -> i
 
 
 def _check_lead_time(resource: Resource, start: dt.datetime, now: dt.datetime) -> None:
+    # Lead times count real minutes and 24-hour days from the instant, whatever timezone ``now`` is
+    # written in (aware arithmetic in a local zone would add wall-clock time across a DST change).
+    now = now.astimezone(dt.UTC)
     if start <= now:
         raise ValidationFailed("Start time must be in the future.", field="start_datetime")
     minutes, days = resource.min_advance_booking_minutes, resource.max_advance_booking_days

@@ -103,3 +103,41 @@ def test_a_catalog_change_shows_at_once(two: tuple[Api, Api]) -> None:
     after = raw(reader)
     assert before["windows"][0]["booking_interval_minutes"] == 30
     assert after["windows"][0]["booking_interval_minutes"] == 15
+
+
+def free(api: Api, day: str = "2026-06-01", court: str = "Court 1") -> list[tuple[str, str]]:
+    query = f"resource_id={api.resources[court]}&start_date={day}&end_date={day}"
+    response = api.client.get(f"/api/v1/resources/availability/?{query}")
+    assert response.status_code == 200, response.text
+    return [(r["start_time"], r["end_time"]) for r in response.json()["available_ranges"]]
+
+
+def test_free_ranges_follow_a_booking_made_elsewhere(two: tuple[Api, Api]) -> None:
+    reader, writer = two
+    assert free(reader, "2026-06-05") == [("12:00:00", "17:00:00"), ("17:00:00", "22:00:00")]
+    assert free(reader, "2026-06-05") == [("12:00:00", "17:00:00"), ("17:00:00", "22:00:00")]
+    book(writer, ANNA, "Court 1", "2026-06-05T14:00:00+02:00", "2026-06-05T15:00:00+02:00")
+    assert free(reader, "2026-06-05") == [
+        ("12:00:00", "14:00:00"),
+        ("15:00:00", "17:00:00"),
+        ("17:00:00", "22:00:00"),
+    ]
+
+
+def test_free_ranges_move_with_the_clock(two: tuple[Api, Api]) -> None:
+    reader, _writer = two
+    assert free(reader)[0] == ("08:00:00", "17:00:00")  # 08:00 now: the whole window is ahead
+    reader.clock.advance(minutes=1)
+    assert free(reader)[0] == ("08:30:00", "17:00:00")  # the next aligned start
+    reader.clock.advance(minutes=28, seconds=59)
+    assert free(reader)[0] == ("08:30:00", "17:00:00")
+    reader.clock.advance(seconds=2)
+    assert free(reader)[0] == ("09:00:00", "17:00:00")
+
+
+def test_free_ranges_priced_by_demand_are_not_kept(two: tuple[Api, Api]) -> None:
+    reader, _writer = two
+    free(reader, "2026-06-05", "Court 2")  # Court 2 prices by demand, which moves with time
+    assert len(reader.services.deps.views) == 0
+    free(reader, "2026-06-05", "Court 1")
+    assert len(reader.services.deps.views) == 1

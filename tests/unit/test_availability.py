@@ -9,7 +9,13 @@ from itertools import pairwise
 from hypothesis import given
 from hypothesis import strategies as st
 
-from booking_core.availability import AvailableRange, BookedSlot, available_ranges, raw_availability
+from booking_core.availability import (
+    AvailableRange,
+    BookedSlot,
+    available_ranges,
+    available_ranges_until,
+    raw_availability,
+)
 from booking_core.catalog import DynamicPricing, Resource
 from booking_core.schedule import expand_windows
 from booking_core.timerange import TimeRange, subtract
@@ -207,3 +213,60 @@ def test_ranges_are_free_window_time_and_sorted(blocking: list[TimeRange], minim
         inside = [r for r in found if block.contains(r.range)]
         assert (block.minutes >= minimum) == bool(inside)
         assert not inside or (inside[0].range.start, inside[-1].range.end) == (block.start, block.end)
+
+
+@given(
+    blocking=bookings(),
+    interval=st.sampled_from([15, 30, 60]),
+    minimum=st.sampled_from([30, 60, 90]),
+    lead=st.integers(0, 240),
+    ahead_days=st.integers(0, 3),
+    now_minutes=st.integers(-2 * 24 * 60, 2 * 24 * 60),
+    now_seconds=st.integers(0, 59),
+    later=st.lists(st.floats(0, 1, exclude_max=True), min_size=1, max_size=6),
+    day=st.sampled_from([MONDAY, dt.date(2026, 3, 29), dt.date(2026, 10, 25)]),  # and both DST days
+)
+def test_ranges_stay_the_same_until_the_instant_given(
+    blocking: list[TimeRange],
+    interval: int,
+    minimum: int,
+    lead: int,
+    ahead_days: int,
+    now_minutes: int,
+    now_seconds: int,
+    later: list[float],
+    day: dt.date,
+) -> None:
+    shift = at(day, "00:00") - at(MONDAY, "00:00")
+    blocking = [TimeRange(b.start + shift, b.end + shift) for b in blocking]
+    court = resource(
+        *weekly(slot("01:00", "12:00"), slot("12:00", "23:30", price="25.00")),
+        booking_interval_minutes=interval,
+        min_booking_duration_minutes=minimum,
+        min_advance_booking_minutes=lead,
+        max_advance_booking_days=ahead_days,
+    )
+    # in UTC, so that the moments below are instants apart, not wall-clock times
+    now = (at(day, "00:00") + dt.timedelta(minutes=now_minutes, seconds=now_seconds)).astimezone(dt.UTC)
+    days = (day - dt.timedelta(days=1), day + dt.timedelta(days=1))
+
+    found, until = available_ranges_until(court, *days, blocking=blocking, now=now, demand=ZERO)
+
+    assert found == available_ranges(court, *days, blocking=blocking, now=now, demand=ZERO)
+    assert until > now or until == now
+    last = until - dt.timedelta(microseconds=1)
+    # (timedelta * float rounds to microseconds, so a share near 1 could land on ``until`` itself)
+    for moment in {min(now + (until - now) * share, last) for share in [*later, 0.0]} | {last}:
+        if moment >= now:
+            assert available_ranges(court, *days, blocking=blocking, now=moment, demand=ZERO) == found
+
+
+def test_the_instant_given_is_when_the_lead_time_cut_moves_on() -> None:
+    court = resource(
+        *weekly(slot("08:00", "22:00")), booking_interval_minutes=30, min_advance_booking_minutes=60
+    )
+    now = at(MONDAY, "09:10")
+    _found, until = available_ranges_until(court, MONDAY, MONDAY, blocking=[], now=now, demand=ZERO)
+    # the cut 10:10 starts the free time at 10:30; from 09:30 on it would start at 11:00
+    assert until == at(MONDAY, "09:30")
+    assert times(ranges(court, now=until + dt.timedelta(seconds=1))) == [("11:00", "22:00")]

@@ -12,7 +12,7 @@ from booking_core.availability import (
     AvailableRange,
     BookedSlot,
     RawAvailability,
-    available_ranges,
+    available_ranges_until,
     raw_availability,
 )
 from booking_core.catalog import Resource
@@ -114,17 +114,57 @@ def get_availability(
     end_date: str | None,
 ) -> AvailabilityView:
     """Free ranges: windows minus bookings and closures, trimmed by the lead-time limits."""
+    return render_availability(
+        deps,
+        resource_id=resource_id,
+        resource_external_id=resource_external_id,
+        client_id=client_id,
+        start_date=start_date,
+        end_date=end_date,
+        render=_same_ranges,
+    )
+
+
+def render_availability(
+    deps: Deps,
+    *,
+    resource_id: int | None,
+    resource_external_id: str | None,
+    client_id: int | None,
+    start_date: str | None,
+    end_date: str | None,
+    render: Callable[[AvailabilityView], T],
+) -> T:
+    """``render`` applied to the free ranges, remembered in ``deps.views`` while it stays exact.
+
+    Reused while the resource's data version is unchanged, no pending hold in the span has lapsed
+    and the lead-time limits have not moved (:func:`available_ranges_until`). Ranges priced by
+    demand, which moves with every minute, are computed afresh each time. A client's external id
+    is looked up on every call, so a changed mapping is never served from the cache.
+    """
     first, last = parse_date_range(start_date, end_date)
     now = deps.clock.now()
     with deps.read() as uow:
         rid = resolve_resource_id(uow, resource_id, resource_external_id, client_id)
+        key = ("availability", render, rid, first, last)
+        version = uow.resources.data_version(rid)
+        if version is not None and (hit := deps.views.get(key, version, now)) is not None:
+            return cast(T, hit)
         resource = load_available(uow, rid)
         blocked = uow.bookings.blocked_slots(resource.id, local_span(resource, first, last), now)
         demand = current_demand(uow, resource, now) if resource.dynamic_pricing.enabled else Decimal(0)
-    ranges = available_ranges(
+    ranges, until = available_ranges_until(
         resource, first, last, blocking=[b.span for b in blocked], now=now, demand=demand
     )
-    return AvailabilityView(resource=resource, start_date=first, end_date=last, ranges=ranges)
+    rendered = render(AvailabilityView(resource=resource, start_date=first, end_date=last, ranges=ranges))
+    if version is not None and not resource.dynamic_pricing.enabled:
+        lapse = _next_lapse(blocked, now)
+        deps.views.put(key, version, min(until, lapse) if lapse else until, rendered)
+    return rendered
+
+
+def _same_ranges(view: AvailabilityView) -> AvailabilityView:
+    return view
 
 
 def get_raw_availability(

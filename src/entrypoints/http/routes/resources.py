@@ -56,7 +56,7 @@ def get_raw_availability(
 
 
 def _raw_json(view: browse.RawAvailabilityView) -> bytes:
-    # the encoded document is what the use case keeps while it stays exact
+    # the encoded documents are what the use cases keep while they stay exact
     return msgspec.json.encode(RawAvailabilityOut.of(view))
 
 
@@ -68,19 +68,24 @@ def get_availability(
     resource_external_id: FromQuery[str | None] = None,
     start_date: FromQuery[str | None] = None,
     end_date: FromQuery[str | None] = None,
-) -> AvailabilityOut:
+) -> Response[AvailabilityOut]:
     """Free, bookable ranges; by the client's own resource id with a client token."""
     if resource_external_id is not None and principal is None:
         raise NotAuthenticated("Authentication credentials were not provided.")
-    view = browse.get_availability(
+    body = browse.render_availability(
         deps,
         resource_id=resource_id,
         resource_external_id=resource_external_id,
         client_id=principal.client_id if principal is not None else None,
         start_date=start_date,
         end_date=end_date,
+        render=_ranges_json,
     )
-    return AvailabilityOut.of(view)
+    return Response(content=body, media_type=MediaType.JSON)  # type: ignore[arg-type]
+
+
+def _ranges_json(view: browse.AvailabilityView) -> bytes:
+    return msgspec.json.encode(AvailabilityOut.of(view))
 
 
 router = Router(
