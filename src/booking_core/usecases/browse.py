@@ -121,7 +121,7 @@ def get_availability(
         client_id=client_id,
         start_date=start_date,
         end_date=end_date,
-        render=_same_ranges,
+        render=_as_is,
     )
 
 
@@ -163,15 +163,11 @@ def render_availability(
     return rendered
 
 
-def _same_ranges(view: AvailabilityView) -> AvailabilityView:
-    return view
-
-
 def get_raw_availability(
     deps: Deps, resource_id: int, start_date: str | None, end_date: str | None
 ) -> RawAvailabilityView:
     """Windows, booked slots and unavailable periods, unmerged."""
-    return render_raw_availability(deps, resource_id, start_date, end_date, render=_same)
+    return render_raw_availability(deps, resource_id, start_date, end_date, render=_as_is)
 
 
 def render_raw_availability(
@@ -205,7 +201,8 @@ def render_raw_availability(
     return rendered
 
 
-def _same(view: RawAvailabilityView) -> RawAvailabilityView:
+def _as_is(view: T) -> T:
+    # the views themselves, shared with the cache: callers must not change their lists
     return view
 
 
