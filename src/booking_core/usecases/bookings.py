@@ -70,10 +70,8 @@ def create_booking(
             raise ValidationFailed("End time must be after start time.", field="end_datetime")
         around = TimeRange(span.start - _NEIGHBOURHOOD, span.end + _NEIGHBOURHOOD)
         check = uow.bookings.booking_check(resource.id, around, now)
-        for lapsed_id in check.lapsed_hold_ids:
-            lapsed = uow.bookings.get(lapsed_id)
-            if lapsed is not None and lapsed.hold_expired(now):
-                uow.bookings.save(lapsed.expire(now))
+        if check.lapsed_hold_ids:  # rare: the worker's sweep usually got there first
+            expire_stale_holds(uow, now, resource.id)
         blocking = [b.span for b in check.blocked]
         validate_booking(resource, span, participant_count=cmd.participant_count, blocking=blocking, now=now)
         demand = current_demand(uow, resource, now) if resource.dynamic_pricing.enabled else Decimal(0)

@@ -105,7 +105,7 @@ class SqlaBookings:
         for row in rows:
             slot = _slot(*row)
             if slot.blocks_at(now):
-                if slot.start < span.end and span.start < slot.end:
+                if slot.span.overlaps(span):
                     blocked.append(slot)
             else:
                 lapsed.append(slot.booking_id)
@@ -126,17 +126,13 @@ class SqlaBookings:
     def expired_holds(self, now: datetime, resource_id: int | None = None) -> builtins.list[Booking]:
         stmt = (
             select(BookingRow)
-            .where(
-                BookingRow.status == BookingStatus.PENDING.value,
-                BookingRow.hold_expires_at.is_not(None),
-                BookingRow.hold_expires_at <= now,
-            )
+            .where(_HOLD_LAPSED)
             .order_by(BookingRow.hold_expires_at, BookingRow.id)
             .execution_options(populate_existing=True)
         )
         if resource_id is not None:
             stmt = stmt.where(BookingRow.resource_id == resource_id)
-        return [booking_to_domain(row) for row in self._session.scalars(stmt)]
+        return [booking_to_domain(row) for row in self._session.scalars(stmt, {"now": now})]
 
     def ended(self, now: datetime) -> builtins.list[Booking]:
         stmt = (
@@ -188,7 +184,7 @@ _HOLD_LAPSED = and_(
 
 
 def _blocked(overlaps: ColumnElement[bool]) -> Select[Any]:
-    # Mirrors Booking.blocks_time: confirmed and paid always block, pending only while its hold lasts.
+    # _LIVE always blocks, pending only while its hold lasts (as Booking.blocks_time)
     return (
         select(*_SLOT_COLUMNS)
         .where(

@@ -175,11 +175,10 @@ class SqlaResources:
 
     def lock(self, resource_id: int) -> None:
         # SQLite: every write transaction began with BEGIN IMMEDIATE, which excludes other writers.
-        # The catalog revision comes along, so that get() right after needs no query of its own.
         if self._session.get_bind().dialect.name == "sqlite":
-            row = self._session.connection().execute(_REVISION_ONLY).one_or_none()
-        else:
-            row = self._session.connection().execute(_LOCK, {"resource_id": resource_id}).one_or_none()
+            return
+        # The catalog revision comes along, so that get() right after needs no query of its own.
+        row = self._session.connection().execute(_LOCK, {"resource_id": resource_id}).one_or_none()
         remember_revision(self._session, row[0] if row else None)
 
     def data_version(self, resource_id: int) -> DataVersion | None:
@@ -198,7 +197,6 @@ _LOCK = (
     .where(_RESOURCES.c.id == bindparam("resource_id"))
     .with_for_update(of=_RESOURCES)
 )
-_REVISION_ONLY = select(revision_subquery())
 _VERSION = select(
     revision_subquery(),
     select(_BOOKING_REVISIONS.c.revision)
