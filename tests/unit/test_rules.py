@@ -14,6 +14,7 @@ from booking_core.errors import SlotUnavailable, ValidationFailed
 from booking_core.rules import booking_span, gap_violation, validate_booking
 from booking_core.schedule import expand_windows
 from booking_core.timerange import TimeRange, subtract
+from booking_core.usecases.bookings import checked_span
 from tests.unit.builders import at, closure, resource, slot, span, weekly
 
 MONDAY = dt.date(2026, 6, 1)
@@ -242,3 +243,39 @@ def test_a_booking_exactly_between_others_is_accepted(first: int, length: int, t
     assume(after.end <= at(MONDAY, "22:00"))
 
     check(court(), booking, [existing, after])
+
+
+def _verdict(resource_: Resource, booking: TimeRange, blocking: list[TimeRange]) -> object:
+    try:
+        check(resource_, booking, blocking)
+    except ValidationFailed as refused:
+        return ("refused", refused.errors)
+    except SlotUnavailable as taken:
+        return ("taken", taken.message)
+    return "accepted"
+
+
+@given(
+    blocking=day_of_bookings(),
+    start=st.integers(16, 44),
+    steps=st.integers(1, 8),
+    minimum=st.sampled_from([30, 60, 90]),
+    gap_rule=st.booleans(),
+)
+def test_bookings_outside_the_checked_span_never_change_the_verdict(
+    blocking: list[TimeRange], start: int, steps: int, minimum: int, gap_rule: bool
+) -> None:
+    """Booking creation reads only the bookings that overlap ``checked_span``; that must be enough."""
+    rules = court(
+        slot("08:00", "12:00"),
+        slot("13:00", "22:00"),
+        min_booking_duration_minutes=minimum,
+        prevent_unbookable_gaps=gap_rule,
+    )
+    base = at(MONDAY, "00:00")
+    booking = TimeRange(
+        base + dt.timedelta(minutes=30 * start), base + dt.timedelta(minutes=30 * (start + steps))
+    )
+    near = checked_span(rules, booking)
+    seen = [b for b in blocking if b.overlaps(near)]
+    assert _verdict(rules, booking, seen) == _verdict(rules, booking, blocking)

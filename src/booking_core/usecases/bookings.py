@@ -9,6 +9,7 @@ from decimal import Decimal
 
 from booking_core.accounts import Actor
 from booking_core.booking import Booking, CancellationReason
+from booking_core.catalog import Resource
 from booking_core.errors import BadRequest, NotFound, PermissionDenied, ValidationFailed
 from booking_core.payments import PaymentStatus
 from booking_core.ports import BookingQuery, UnitOfWork
@@ -18,9 +19,6 @@ from booking_core.timerange import TimeRange
 from booking_core.usecases.browse import current_demand, load_available, resolve_resource_id
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.views import BookingView, booking_view, can_act, can_see
-
-# Blocking bookings this far around a new booking are enough for the gap rule's free block.
-_NEIGHBOURHOOD = timedelta(days=2)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -33,6 +31,19 @@ class NewBooking:
     end: datetime
     participant_count: int = 1
     notes: str = ""
+
+
+def checked_span(resource: Resource, span: TimeRange) -> TimeRange:
+    """The time whose blocking bookings decide whether ``span`` may be booked.
+
+    The overlap rule needs only ``span``. The gap rule needs the free block around it, but only
+    within the minimum booking of either end: a neighbour further away leaves a gap of at least the
+    minimum whether it is seen or not, so it cannot change the verdict.
+    """
+    if not resource.prevent_unbookable_gaps:
+        return span
+    pad = timedelta(minutes=resource.min_booking_duration_minutes)
+    return TimeRange(span.start - pad, span.end + pad)
 
 
 def expire_stale_holds(uow: UnitOfWork, now: datetime, resource_id: int | None = None) -> int:
@@ -68,8 +79,7 @@ def create_booking(
         span = TimeRange(cmd.start, cmd.end) if cmd.end > cmd.start else None
         if span is None:
             raise ValidationFailed("End time must be after start time.", field="end_datetime")
-        around = TimeRange(span.start - _NEIGHBOURHOOD, span.end + _NEIGHBOURHOOD)
-        check = uow.bookings.booking_check(resource.id, around, now)
+        check = uow.bookings.booking_check(resource.id, checked_span(resource, span), now)
         if check.lapsed_hold_ids:  # rare: the worker's sweep usually got there first
             expire_stale_holds(uow, now, resource.id)
         blocking = [b.span for b in check.blocked]
