@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any, cast
 
 import pytest
-from sqlalchemy import Engine, select, text
+from sqlalchemy import Engine, event, select, text
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
@@ -401,6 +401,52 @@ def test_booking_check_of_a_resource_without_bookings(world: Backend) -> None:
         check = uow.bookings.booking_check(1, TimeRange(_at("00:00"), _at("23:00")), NOW)
     assert check.blocked == []
     assert check.lapsed_hold_ids == []
+
+
+def _rows_read(plan: dict[str, Any]) -> int:
+    """Rows the scans of an EXPLAIN ANALYZE plan produced or threw away."""
+    own = sum(int(plan.get(key, 0)) for key in ("Actual Rows", "Rows Removed by Filter"))
+    own = own if "Scan" in plan["Node Type"] and "Bitmap Index" not in plan["Node Type"] else 0
+    return own + sum(_rows_read(child) for child in plan.get("Plans", []))
+
+
+def test_postgres_booking_check_does_not_read_the_resources_other_bookings(pg_world: Backend) -> None:
+    """The check answers from indexes, whatever the resource's history: its cost must not grow with it."""
+    engine = pg_world.db
+    span = TimeRange(_at("10:00"), _at("12:00"))
+    # 600 live bookings of resource 1 before and after the span, none near it, no lapsed hold anywhere
+    history = [
+        _booking(span.start - timedelta(hours=2 * n + 3), span.start - timedelta(hours=2 * n + 2))
+        for n in range(300)
+    ] + [
+        _booking(
+            NOW + timedelta(days=90, hours=2 * n),
+            NOW + timedelta(days=90, hours=2 * n + 1),
+            status=BookingStatus.PENDING,
+            hold_expires_at=NOW + timedelta(hours=1),
+        )
+        for n in range(300)
+    ]
+    _add(pg_world, *history)
+    _raw(engine, "ANALYZE bookings")  # as autovacuum keeps it; with no statistics any plan may win
+    statements: list[tuple[str, Any]] = []
+
+    def capture(_conn: Any, _cursor: Any, statement: str, parameters: Any, _ctx: Any, _many: bool) -> None:
+        statements.append((statement, parameters))
+
+    event.listen(engine, "before_cursor_execute", capture)
+    try:
+        with pg_world.reads() as uow:
+            check = uow.bookings.booking_check(1, span, NOW)
+    finally:
+        event.remove(engine, "before_cursor_execute", capture)
+    assert check.blocked == []
+    assert check.lapsed_hold_ids == []
+    statement, parameters = next((st, p) for st, p in statements if "hold_expires_at" in st)
+    with engine.connect() as connection:
+        found = connection.exec_driver_sql(f"EXPLAIN (ANALYZE, FORMAT JSON) {statement}", parameters)
+        plan = found.scalar_one()[0]["Plan"]
+    assert _rows_read(plan) <= 5, plan
 
 
 def test_blocked_slots_carry_the_hold_of_pending_bookings_only(world: Backend) -> None:

@@ -15,6 +15,12 @@ from adapters.sqla.types import Money, UtcDateTime
 #: Name of the PostgreSQL exclusion constraint; a violation of it means "slot taken".
 NO_OVERLAP_CONSTRAINT = "bookings_no_overlap"
 BLOCKING_STATUS_SQL = "status IN ('pending', 'confirmed', 'paid')"
+PENDING_STATUS_SQL = "status = 'pending'"
+LIVE_STATUS_SQL = "status IN ('confirmed', 'paid')"
+
+
+def _partial_index(name: str, column: str, *, where: str) -> Index:
+    return Index(name, column, postgresql_where=text(where), sqlite_where=text(where))
 
 
 class BookingRow(Base):
@@ -22,8 +28,12 @@ class BookingRow(Base):
     __table_args__ = (
         CheckConstraint("end_at > start_at", name="positive_span"),
         Index(None, "resource_id", "start_at"),
-        Index(None, "status", "end_at"),
-        Index(None, "status", "hold_expires_at"),
+        # Partial indexes hold only the rows their queries look for, so a new (pending, direct) booking
+        # enters none of them. The predicates are literal SQL, spelled the same in the queries, so that
+        # prepared statements can use them.
+        _partial_index("ix_bookings_live_end_at", "end_at", where=LIVE_STATUS_SQL),  # the completion sweep
+        _partial_index("ix_bookings_pending_hold_expires_at", "hold_expires_at", where=PENDING_STATUS_SQL),
+        _partial_index("ix_bookings_client_id", "client_id", where="client_id IS NOT NULL"),
         # PostgreSQL only (btree_gist): no two blocking bookings of one resource may overlap, whatever
         # the application does. On SQLite, BEGIN IMMEDIATE serializes the check-then-insert instead.
         ExcludeConstraint(
@@ -39,7 +49,7 @@ class BookingRow(Base):
     reference_code: Mapped[str] = mapped_column(String(16), unique=True)
     resource_id: Mapped[int] = mapped_column(ForeignKey("resources.id", ondelete="RESTRICT"))
     user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="RESTRICT"), index=True)
-    client_id: Mapped[int | None] = mapped_column(ForeignKey("clients.id", ondelete="RESTRICT"), index=True)
+    client_id: Mapped[int | None] = mapped_column(ForeignKey("clients.id", ondelete="RESTRICT"))
     start_at: Mapped[datetime] = mapped_column(UtcDateTime)
     end_at: Mapped[datetime] = mapped_column(UtcDateTime)
     participant_count: Mapped[int] = mapped_column(Integer, default=1)

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from adapters.sqla.errors import translate_errors
 from adapters.sqla.models import BookingRow
-from adapters.sqla.models.bookings import BLOCKING_STATUS_SQL
+from adapters.sqla.models.bookings import BLOCKING_STATUS_SQL, LIVE_STATUS_SQL, PENDING_STATUS_SQL
 from adapters.sqla.types import UtcDateTime
 from booking_core.availability import BookedSlot
 from booking_core.booking import Booking, BookingStatus, CancellationReason
@@ -137,7 +137,7 @@ class SqlaBookings:
     def ended(self, now: datetime) -> builtins.list[Booking]:
         stmt = (
             select(BookingRow)
-            .where(BookingRow.status.in_(_LIVE), BookingRow.end_at <= now)
+            .where(text(LIVE_STATUS_SQL), BookingRow.end_at <= now)
             .order_by(BookingRow.end_at, BookingRow.id)
         )
         return [booking_to_domain(row) for row in self._session.scalars(stmt)]
@@ -177,7 +177,7 @@ _OVERLAPS_POSTGRES = and_(
     text(BLOCKING_STATUS_SQL),
 )
 _HOLD_LAPSED = and_(
-    _T.c.status == _PENDING,
+    text(PENDING_STATUS_SQL),  # literal: the partial index's predicate
     _T.c.hold_expires_at.is_not(None),
     _T.c.hold_expires_at <= bindparam("now", type_=UtcDateTime),
 )
@@ -202,19 +202,20 @@ def _blocked(overlaps: ColumnElement[bool]) -> Select[Any]:
 
 
 def _check(overlaps: ColumnElement[bool]) -> Select[Any]:
-    # The blocking bookings near a new one, and every lapsed hold of the resource: one round trip.
+    # The bookings in a blocking state near a new one, and every lapsed hold of the resource: one round
+    # trip. Each branch has an index: the overlap one (GiST on PostgreSQL), the pending-hold one.
     return (
         select(*_SLOT_COLUMNS)
         .where(
             _T.c.resource_id == bindparam("resource_id"),
-            or_(and_(overlaps, _T.c.status.in_([*_LIVE, _PENDING])), _HOLD_LAPSED),
+            or_(overlaps, _HOLD_LAPSED),
         )
         .order_by(_T.c.start_at, _T.c.id)
     )
 
 
 _BLOCKED, _BLOCKED_POSTGRES = _blocked(_OVERLAPS), _blocked(_OVERLAPS_POSTGRES)
-_CHECK, _CHECK_POSTGRES = _check(_OVERLAPS), _check(_OVERLAPS_POSTGRES)
+_CHECK, _CHECK_POSTGRES = _check(and_(_OVERLAPS, text(BLOCKING_STATUS_SQL))), _check(_OVERLAPS_POSTGRES)
 _INSERT = insert(_T)
 
 
