@@ -138,13 +138,12 @@ class SqlaUnitOfWork:
     ) -> None:
         session, self._session = self.session, None
         try:
-            session.rollback()
+            # Closing rolls back what was not committed (the pool resets the connection on return).
+            session.close()
         except SQLAlchemyError as error:
             # The connection may be gone already; report that only if nothing else went wrong.
             if exc is None:
                 raise StorageUnavailable("The database is unavailable; please retry later.") from error
-        finally:
-            session.close()
         if isinstance(exc, SQLAlchemyError):
             domain = translate(exc)
             if domain is not None:
