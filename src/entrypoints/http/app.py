@@ -13,7 +13,6 @@ from litestar.openapi.spec import Components, SecurityScheme
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
 from booking_core.usecases.deps import Deps
-from entrypoints.http.auth import provide_principal
 from entrypoints.http.errors import handle_exception
 from entrypoints.http.inputs import reject_null_characters
 from entrypoints.http.ratelimit import UNLIMITED_OPT_KEY, rate_limit_middleware
@@ -65,7 +64,6 @@ def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
         route_handlers=[api, provider_webhook, health, MetricsController],
         dependencies={
             "deps": Provide(lambda: deps, use_cache=True, sync_to_thread=False),
-            "principal": Provide(provide_principal, sync_to_thread=False),
         },
         before_request=reject_null_characters,
         exception_handlers={Exception: handle_exception},

@@ -7,10 +7,9 @@ handler (client-mode error shapes) find it.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
-from anyio.to_thread import run_sync
+from litestar.concurrency import sync_to_thread
 from litestar.connection import ASGIConnection, Request
 from litestar.handlers import BaseRouteHandler
 
@@ -50,7 +49,7 @@ async def _authenticate(connection: ASGIConnection[Any, Any, Any, Any], *, requi
     token = token_from_header(connection.headers.get("authorization"))
     if token is None and not required:
         return
-    principal = await run_sync(authenticate, deps_of(connection), token)
+    principal = await sync_to_thread(authenticate, deps_of(connection), token)
     connection.state[_PRINCIPAL] = principal
     connection.state[_TOKEN] = token
 
@@ -85,47 +84,34 @@ def is_client_request(connection: ASGIConnection[Any, Any, Any, Any]) -> bool:
 
 
 def provide_principal(request: Request[Any, Any, Any]) -> Principal:
-    """Dependency: the caller (behind one of the token guards)."""
+    """The caller of a request behind one of the token guards (401 when there is none)."""
     principal = principal_of(request)
     if principal is None:
         raise NotAuthenticated("Authentication credentials were not provided.")
     return principal
 
 
-def provide_optional_principal(request: Request[Any, Any, Any]) -> Principal | None:
-    """Dependency: the caller, or None for an anonymous request."""
-    return principal_of(request)
-
-
 def provide_token(request: Request[Any, Any, Any]) -> str:
-    """Dependency: the token the request was authenticated with."""
+    """The token the request was authenticated with (401 when there is none)."""
     token: str | None = request.state.get(_TOKEN)
     if token is None:
         raise NotAuthenticated("Authentication credentials were not provided.")
     return token
 
 
-async def _actor(request: Request[Any, Any, Any], *, required: bool) -> Actor:
+def acting_user(request: Request[Any, Any, Any], deps: Deps, *, required: bool = True) -> Actor:
+    """The user a request acts for; call it from the handler's worker thread (a client's lookup reads).
+
+    A user token acts for its user. A client names one with a user header; ``required=False`` (reads)
+    lets a client without a header see all of its own bookings.
+    """
     principal = provide_principal(request)
     if not principal.is_client:
         return Actor(user_id=principal.user_id)  # a user token acts for its user: no lookup
-    return await run_sync(
-        partial(
-            resolve_actor,
-            deps_of(request),
-            principal,
-            user_id=request.headers.get(USER_ID_HEADER) or None,
-            external_user_id=request.headers.get(EXTERNAL_USER_ID_HEADER) or None,
-            required=required,
-        )
+    return resolve_actor(
+        deps,
+        principal,
+        user_id=request.headers.get(USER_ID_HEADER) or None,
+        external_user_id=request.headers.get(EXTERNAL_USER_ID_HEADER) or None,
+        required=required,
     )
-
-
-async def provide_actor(request: Request[Any, Any, Any]) -> Actor:
-    """Dependency: the user a request acts for; a client must name one with a user header."""
-    return await _actor(request, required=True)
-
-
-async def provide_viewer(request: Request[Any, Any, Any]) -> Actor:
-    """Dependency: whose bookings a read shows; a client without a user header sees all of its own."""
-    return await _actor(request, required=False)

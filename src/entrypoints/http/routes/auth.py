@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from litestar import Router, post
-from litestar.di import NamedDependency, Provide
+from typing import Any
+
+from litestar import Request, Router, post
+from litestar.di import NamedDependency
 from litestar.params import JSONBody
 
 from booking_core.usecases import auth
@@ -35,13 +37,12 @@ def obtain_token(deps: NamedDependency[Deps], data: JSONBody[CredentialsIn]) -> 
 @post(
     "/logout/",
     guards=[token_required],
-    dependencies={"token": Provide(provide_token, sync_to_thread=False)},
     sync_to_thread=True,
     status_code=204,
 )
-def logout(deps: NamedDependency[Deps], token: NamedDependency[str]) -> None:
+def logout(request: Request[Any, Any, Any], deps: NamedDependency[Deps]) -> None:
     """Revoke the token this request was made with."""
-    auth.logout(deps, token)
+    auth.logout(deps, provide_token(request))
 
 
 router = Router(path="/auth", route_handlers=[register, obtain_token, logout], tags=["auth"])

@@ -1,47 +1,53 @@
-"""Bookings of the caller: list, detail, create, pay and cancel (token required)."""
+"""Bookings of the caller: list, detail, create, pay and cancel (token required).
+
+The handlers run in a worker thread and work out whom a request acts for there (``acting_user``): a
+client token's user lookup then costs no hop of its own, and the only dependency is ``deps``.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 from uuid import UUID
 
-from litestar import Response, Router, get, post
-from litestar.di import NamedDependency, Provide
+from litestar import Request, Response, Router, get, post
+from litestar.di import NamedDependency
 from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, HeaderParameter, JSONBody
 
-from booking_core.accounts import Actor, Principal
+from booking_core.accounts import Principal
 from booking_core.usecases import bookings, payments
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.views import BookingView
-from entrypoints.http.auth import provide_actor, provide_viewer, token_required
+from entrypoints.http.auth import acting_user, provide_principal, token_required
 from entrypoints.http.idempotency import IDEMPOTENCY_KEY_HEADER, idempotent
 from entrypoints.http.structs.booking_requests import CancelIn, CreateBookingIn
 from entrypoints.http.structs.bookings import BookingDetail, BookingItem, CancelledOut, ClientBookingCreated
 from entrypoints.http.structs.payments import PaymentIntentOut
 
-_ACTOR = {"actor": Provide(provide_actor)}
-_VIEWER = {"actor": Provide(provide_viewer)}
+AnyRequest = Request[Any, Any, Any]
 IdempotencyKey = Annotated[str | None, HeaderParameter(name=IDEMPOTENCY_KEY_HEADER, required=False)]
 
 
-@get("/", dependencies=_VIEWER, sync_to_thread=True)
-def list_bookings(deps: NamedDependency[Deps], actor: NamedDependency[Actor]) -> list[BookingItem]:
+@get("/", sync_to_thread=True)
+def list_bookings(request: AnyRequest, deps: NamedDependency[Deps]) -> list[BookingItem]:
     """The user's bookings; with a client token those made through the client."""
+    actor = acting_user(request, deps, required=False)
     return [BookingItem.of(v) for v in bookings.list_bookings(deps, actor, upcoming=False)]
 
 
-@get("/upcoming/", dependencies=_VIEWER, sync_to_thread=True)
-def list_upcoming(deps: NamedDependency[Deps], actor: NamedDependency[Actor]) -> list[BookingItem]:
+@get("/upcoming/", sync_to_thread=True)
+def list_upcoming(request: AnyRequest, deps: NamedDependency[Deps]) -> list[BookingItem]:
     """Like the list, only live bookings that have not started."""
+    actor = acting_user(request, deps, required=False)
     return [BookingItem.of(v) for v in bookings.list_bookings(deps, actor, upcoming=True)]
 
 
-@get("/{booking_id:uuid}/", dependencies=_VIEWER, sync_to_thread=True)
+@get("/{booking_id:uuid}/", sync_to_thread=True)
 def get_booking(
-    deps: NamedDependency[Deps], actor: NamedDependency[Actor], booking_id: FromPath[UUID]
+    request: AnyRequest, deps: NamedDependency[Deps], booking_id: FromPath[UUID]
 ) -> BookingDetail:
     """One of the caller's bookings with its payment and client; anyone else's reads as 404."""
+    actor = acting_user(request, deps, required=False)
     return BookingDetail.of(bookings.get_booking(deps, actor, str(booking_id)))
 
 
@@ -51,18 +57,17 @@ def _created(principal: Principal, view: BookingView) -> tuple[int, BookingItem 
 
 @post(
     "/",
-    dependencies=_ACTOR,
     sync_to_thread=True,
     responses={201: ResponseSpec(BookingItem, description="Booking (client token: the short body)")},
 )
 def create_booking(
+    request: AnyRequest,
     deps: NamedDependency[Deps],
-    principal: NamedDependency[Principal],
-    actor: NamedDependency[Actor],
     data: JSONBody[CreateBookingIn],
     idempotency_key: IdempotencyKey = None,
 ) -> Response[bytes]:
     """A pending booking that holds its slot until paid (or the hold expires)."""
+    principal, actor = provide_principal(request), acting_user(request, deps)
     return idempotent(
         deps,
         key=idempotency_key,
@@ -77,19 +82,18 @@ def create_booking(
 
 @post(
     "/{booking_id:uuid}/create-payment-intent/",
-    dependencies=_ACTOR,
     sync_to_thread=True,
     status_code=200,
     responses={200: ResponseSpec(PaymentIntentOut, description="Payment intent")},
 )
 def create_payment_intent(
+    request: AnyRequest,
     deps: NamedDependency[Deps],
-    principal: NamedDependency[Principal],
-    actor: NamedDependency[Actor],
     booking_id: FromPath[UUID],
     idempotency_key: IdempotencyKey = None,
 ) -> Response[bytes]:
     """Open (or reuse) the provider's payment intent of a pending booking."""
+    principal, actor = provide_principal(request), acting_user(request, deps)
     return idempotent(
         deps,
         key=idempotency_key,
@@ -102,14 +106,15 @@ def create_payment_intent(
     )
 
 
-@post("/{booking_id:uuid}/cancel/", dependencies=_ACTOR, sync_to_thread=True, status_code=200)
+@post("/{booking_id:uuid}/cancel/", sync_to_thread=True, status_code=200)
 def cancel_booking(
+    request: AnyRequest,
     deps: NamedDependency[Deps],
-    actor: NamedDependency[Actor],
     booking_id: FromPath[UUID],
     data: JSONBody[CancelIn | None] = None,
 ) -> CancelledOut:
     """Cancel the caller's booking (a paid one is refunded)."""
+    actor = acting_user(request, deps)
     body = data or CancelIn()
     view = bookings.cancel_booking(deps, actor, str(booking_id), reason=body.reason, notes=body.notes)
     return CancelledOut.of(view)

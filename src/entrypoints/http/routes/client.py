@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from litestar import Router, get, post
+from typing import Any
+
+from litestar import Request, Router, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromQuery, JSONBody
 
-from booking_core.accounts import Principal
 from booking_core.usecases import clients
 from booking_core.usecases.deps import Deps
-from entrypoints.http.auth import client_token_required
+from entrypoints.http.auth import client_token_required, provide_principal
 from entrypoints.http.structs.commissions import CommissionOut
 from entrypoints.http.structs.mappings import (
     RegisterResourceIn,
@@ -27,19 +28,21 @@ from entrypoints.http.structs.venues import (
 )
 
 
-def _client(principal: Principal) -> int:
-    assert principal.client_id is not None  # noqa: S101 - guaranteed by client_token_required
-    return principal.client_id
+def _client(request: Request[Any, Any, Any]) -> int:
+    """The calling client's id (the guard let only client tokens through)."""
+    client_id = provide_principal(request).client_id
+    assert client_id is not None  # noqa: S101 - guaranteed by client_token_required
+    return client_id
 
 
 @post("/users/register/", sync_to_thread=True)
 def register_user(
-    deps: NamedDependency[Deps], principal: NamedDependency[Principal], data: JSONBody[RegisterUserIn]
+    deps: NamedDependency[Deps], request: Request[Any, Any, Any], data: JSONBody[RegisterUserIn]
 ) -> UserRegistered:
     """Map the client's user id to a user (new, or matched by email); 201 also when it existed."""
     registration = clients.register_user(
         deps,
-        _client(principal),
+        _client(request),
         external_id=data.external_id,
         email=data.email,
         first_name=data.first_name,
@@ -51,35 +54,33 @@ def register_user(
 
 @get("/users/lookup/", sync_to_thread=True)
 def lookup_user(
-    deps: NamedDependency[Deps], principal: NamedDependency[Principal], external_id: FromQuery[str]
+    deps: NamedDependency[Deps], request: Request[Any, Any, Any], external_id: FromQuery[str]
 ) -> UserMappingOut:
     """The user mapped to one external id (404 with an error body when unmapped)."""
-    return UserMappingOut.of(clients.lookup_user(deps, _client(principal), external_id))
+    return UserMappingOut.of(clients.lookup_user(deps, _client(request), external_id))
 
 
 @get("/users/mappings/", sync_to_thread=True)
 def list_user_mappings(
     deps: NamedDependency[Deps],
-    principal: NamedDependency[Principal],
+    request: Request[Any, Any, Any],
     is_active: FromQuery[bool | None] = None,
     limit: FromQuery[int] = clients.MAX_PAGE_SIZE,
     offset: FromQuery[int] = 0,
 ) -> list[UserMappingOut]:
     """The client's user mappings, oldest first; ``limit`` at most 1000."""
-    page = clients.list_user_mappings(
-        deps, _client(principal), is_active=is_active, limit=limit, offset=offset
-    )
+    page = clients.list_user_mappings(deps, _client(request), is_active=is_active, limit=limit, offset=offset)
     return [UserMappingOut.of(p) for p in page]
 
 
 @post("/resources/register/", sync_to_thread=True)
 def register_resource(
-    deps: NamedDependency[Deps], principal: NamedDependency[Principal], data: JSONBody[RegisterResourceIn]
+    deps: NamedDependency[Deps], request: Request[Any, Any, Any], data: JSONBody[RegisterResourceIn]
 ) -> ResourceRegistered:
     """Map the client's resource id to one of our resources; 201 also when it existed."""
     registration = clients.register_resource(
         deps,
-        _client(principal),
+        _client(request),
         external_id=data.external_id,
         resource_id=data.resource_id,
         external_data=data.external_data,
@@ -89,28 +90,28 @@ def register_resource(
 
 @get("/resources/lookup/", sync_to_thread=True)
 def lookup_resource(
-    deps: NamedDependency[Deps], principal: NamedDependency[Principal], external_id: FromQuery[str]
+    deps: NamedDependency[Deps], request: Request[Any, Any, Any], external_id: FromQuery[str]
 ) -> ResourceMappingOut:
     """The resource mapped to one external id."""
-    return ResourceMappingOut.of(clients.lookup_resource(deps, _client(principal), external_id))
+    return ResourceMappingOut.of(clients.lookup_resource(deps, _client(request), external_id))
 
 
 @get("/resources/mappings/", sync_to_thread=True)
 def list_resource_mappings(
-    deps: NamedDependency[Deps], principal: NamedDependency[Principal]
+    deps: NamedDependency[Deps], request: Request[Any, Any, Any]
 ) -> list[ResourceMappingOut]:
     """The client's resource mappings, oldest first."""
-    return [ResourceMappingOut.of(p) for p in clients.list_resource_mappings(deps, _client(principal))]
+    return [ResourceMappingOut.of(p) for p in clients.list_resource_mappings(deps, _client(request))]
 
 
 @post("/venues/register/", sync_to_thread=True)
 def register_venue(
-    deps: NamedDependency[Deps], principal: NamedDependency[Principal], data: JSONBody[RegisterVenueIn]
+    deps: NamedDependency[Deps], request: Request[Any, Any, Any], data: JSONBody[RegisterVenueIn]
 ) -> VenueRegistered:
     """Map the client's venue id to one of our venues; the mapping waits for approval."""
     registration = clients.register_venue(
         deps,
-        _client(principal),
+        _client(request),
         external_id=data.external_id,
         venue_id=data.venue_id,
         external_data=data.external_data,
@@ -120,40 +121,40 @@ def register_venue(
 
 @get("/venues/lookup/", sync_to_thread=True)
 def lookup_venue(
-    deps: NamedDependency[Deps], principal: NamedDependency[Principal], external_id: FromQuery[str]
+    deps: NamedDependency[Deps], request: Request[Any, Any, Any], external_id: FromQuery[str]
 ) -> VenueMappingOut:
     """The venue mapped to one external id, with its approval status."""
-    return VenueMappingOut.of(clients.lookup_venue(deps, _client(principal), external_id))
+    return VenueMappingOut.of(clients.lookup_venue(deps, _client(request), external_id))
 
 
 @get("/venues/mappings/", sync_to_thread=True)
 def list_venue_mappings(
     deps: NamedDependency[Deps],
-    principal: NamedDependency[Principal],
+    request: Request[Any, Any, Any],
     approval_status: FromQuery[str | None] = None,
 ) -> list[VenueMappingOut]:
     """The client's venue mappings, oldest first, optionally by approval status."""
     return [
-        VenueMappingOut.of(p) for p in clients.list_venue_mappings(deps, _client(principal), approval_status)
+        VenueMappingOut.of(p) for p in clients.list_venue_mappings(deps, _client(request), approval_status)
     ]
 
 
 @get("/venues/resources/", sync_to_thread=True)
 def venue_resources(
     deps: NamedDependency[Deps],
-    principal: NamedDependency[Principal],
+    request: Request[Any, Any, Any],
     venue_external_id: FromQuery[str | None] = None,
 ) -> VenueWithResources:
     """An approved venue with its resources and the client's ids for them."""
-    return VenueWithResources.of(clients.venue_resources(deps, _client(principal), venue_external_id))
+    return VenueWithResources.of(clients.venue_resources(deps, _client(request), venue_external_id))
 
 
 @get("/commissions/", sync_to_thread=True)
 def list_commissions(
-    deps: NamedDependency[Deps], principal: NamedDependency[Principal], month: FromQuery[str | None] = None
+    deps: NamedDependency[Deps], request: Request[Any, Any, Any], month: FromQuery[str | None] = None
 ) -> list[CommissionOut]:
     """The client's commission records of one month (``?month=YYYY-MM``)."""
-    return [CommissionOut.of(c) for c in clients.list_commissions(deps, _client(principal), month)]
+    return [CommissionOut.of(c) for c in clients.list_commissions(deps, _client(request), month)]
 
 
 router = Router(

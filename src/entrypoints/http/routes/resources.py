@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
-from litestar import MediaType, Response, Router, get
-from litestar.di import NamedDependency, Provide
+from litestar import MediaType, Request, Response, Router, get
+from litestar.di import NamedDependency
 from litestar.params import FromPath, FromQuery
 
-from booking_core.accounts import Principal
 from booking_core.errors import NotAuthenticated
 from booking_core.ports import ResourceQuery
 from booking_core.usecases import browse
 from booking_core.usecases.deps import Deps
-from entrypoints.http.auth import optional_token, provide_optional_principal
+from entrypoints.http.auth import optional_token, principal_of
 from entrypoints.http.structs.availability import AvailabilityOut, RawAvailabilityOut
 from entrypoints.http.structs.resources import ResourceDetailOut, ResourceItem
 
@@ -62,14 +63,15 @@ def _raw_json(view: browse.RawAvailabilityView) -> bytes:
 
 @get("/availability/", sync_to_thread=True)
 def get_availability(
+    request: Request[Any, Any, Any],
     deps: NamedDependency[Deps],
-    principal: NamedDependency[Principal | None],
     resource_id: FromQuery[int | None] = None,
     resource_external_id: FromQuery[str | None] = None,
     start_date: FromQuery[str | None] = None,
     end_date: FromQuery[str | None] = None,
 ) -> Response[AvailabilityOut]:
     """Free, bookable ranges; by the client's own resource id with a client token."""
+    principal = principal_of(request)
     if resource_external_id is not None and principal is None:
         raise NotAuthenticated("Authentication credentials were not provided.")
     body = browse.render_availability(
@@ -91,7 +93,6 @@ def _ranges_json(view: browse.AvailabilityView) -> bytes:
 router = Router(
     path="/resources",
     guards=[optional_token],
-    dependencies={"principal": Provide(provide_optional_principal, sync_to_thread=False)},
     route_handlers=[list_resources, get_resource, get_raw_availability, get_availability],
     tags=["resources"],
 )
