@@ -11,6 +11,7 @@ import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache
 from operator import attrgetter
 from zoneinfo import ZoneInfo
 
@@ -62,7 +63,10 @@ def schedule_for_date(resource: Resource, day: dt.date) -> Schedule | None:
     return ranked[0][1]
 
 
-def _windows_of_day(day: dt.date, schedule: Schedule, tz: ZoneInfo) -> list[Window]:
+@lru_cache(maxsize=4096)
+def _windows_of_day(day: dt.date, schedule: Schedule, tz: ZoneInfo) -> tuple[Window, ...]:
+    # Memoized: a pure function of immutable values, and every booking and cold availability
+    # request expands the same few days again.
     windows: list[Window] = []
     previous_end: dt.datetime | None = None
     for slot in sorted((s for s in schedule.time_slots if s.is_bookable), key=lambda s: s.start_time):
@@ -88,7 +92,7 @@ def _windows_of_day(day: dt.date, schedule: Schedule, tz: ZoneInfo) -> list[Wind
             )
         )
         previous_end = end
-    return windows
+    return tuple(windows)
 
 
 def expand_windows(resource: Resource, start_date: dt.date, end_date: dt.date) -> list[Window]:

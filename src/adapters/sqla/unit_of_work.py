@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
@@ -42,6 +42,23 @@ from booking_core.ports import (
     Users,
     VenueMappings,
 )
+
+_OUTBOX_NAMES = ("outbox", "outbox_queue")
+_REPOSITORIES: dict[str, Callable[[Session, ResourceCache], object]] = {
+    "resources": SqlaResources,
+    "bookings": lambda session, _: SqlaBookings(session),
+    "users": lambda session, _: SqlaUsers(session),
+    "tokens": lambda session, _: SqlaTokens(session),
+    "clients": lambda session, _: SqlaClients(session),
+    "user_mappings": lambda session, _: SqlaUserMappings(session),
+    "resource_mappings": lambda session, _: SqlaResourceMappings(session),
+    "venue_mappings": lambda session, _: SqlaVenueMappings(session),
+    "commissions": lambda session, _: SqlaCommissions(session),
+    "payments": lambda session, _: SqlaPayments(session),
+    "outbox": lambda session, _: SqlaOutbox(session),
+    "outbox_queue": lambda session, _: SqlaOutbox(session),
+    "idempotency": lambda session, _: SqlaIdempotencyRecords(session),
+}
 
 
 class SqlaUnitOfWork:
@@ -114,21 +131,22 @@ class SqlaUnitOfWork:
         return self._session
 
     def __enter__(self) -> Self:
-        session = self._session_factory()
-        self._session = session
-        self.resources = SqlaResources(session, self._cache)
-        self.bookings = SqlaBookings(session)
-        self.users = SqlaUsers(session)
-        self.tokens = SqlaTokens(session)
-        self.clients = SqlaClients(session)
-        self.user_mappings = SqlaUserMappings(session)
-        self.resource_mappings = SqlaResourceMappings(session)
-        self.venue_mappings = SqlaVenueMappings(session)
-        self.commissions = SqlaCommissions(session)
-        self.payments = SqlaPayments(session)
-        self.outbox = self.outbox_queue = SqlaOutbox(session)
-        self.idempotency = SqlaIdempotencyRecords(session)
+        self._session = self._session_factory()
+        for name in _REPOSITORIES:  # a unit of work used again starts with fresh repositories
+            self.__dict__.pop(name, None)
         return self
+
+    def __getattr__(self, name: str) -> Any:
+        # Only for attributes not set yet: the repositories, made on first use (a request needs two
+        # or three of them, and each is bound to the session of this block).
+        make = _REPOSITORIES.get(name)
+        if make is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        repository = make(self.session, self._cache)
+        self.__dict__[name] = repository
+        if name in _OUTBOX_NAMES:  # one outbox under both names
+            self.__dict__.update(dict.fromkeys(_OUTBOX_NAMES, repository))
+        return repository
 
     def __exit__(
         self,
