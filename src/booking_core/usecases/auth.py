@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from booking_core.accounts import Actor, Language, Principal, User
 from booking_core.errors import BadRequest, MappingNotFound, NotAuthenticated, ValidationFailed
+from booking_core.ports import UnitOfWork
 from booking_core.usecases.deps import Deps
 
 MIN_PASSWORD_LENGTH = 10
@@ -90,15 +93,47 @@ def logout(deps: Deps, token: str) -> None:
         uow.commit()
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TokenCaller:
+    """A caller known so far only by its API token and user headers.
+
+    A use case that accepts one authenticates it inside its own unit of work (one statement on the
+    connection it holds anyway) instead of in a unit of work of its own beforehand. ``on_identified``
+    learns the principal as soon as the token is found valid, before anything else can fail.
+    """
+
+    token: str
+    user_id: str | None = None
+    external_user_id: str | None = None
+    on_identified: Callable[[Principal], None] | None = None
+
+
 def authenticate(deps: Deps, token: str | None) -> Principal:
     """The principal behind ``token``; raises NotAuthenticated when missing or unknown."""
     if not token:
         raise NotAuthenticated("Authentication credentials were not provided.")
     with deps.read() as uow:
-        principal = uow.tokens.principal(hash_token(token))
+        return principal_in(uow, token)
+
+
+def principal_in(uow: UnitOfWork, token: str) -> Principal:
+    """:func:`authenticate` inside an open unit of work."""
+    principal = uow.tokens.principal(hash_token(token))
     if principal is None:
         raise NotAuthenticated("Invalid token.")
     return principal
+
+
+def identify(uow: UnitOfWork, caller: Actor | TokenCaller) -> Actor:
+    """The actor of a use case that accepts a :class:`TokenCaller`; an Actor is taken as it is."""
+    if isinstance(caller, Actor):
+        return caller
+    principal = principal_in(uow, caller.token)
+    if caller.on_identified is not None:
+        caller.on_identified(principal)
+    return actor_in(
+        uow, principal, user_id=caller.user_id, external_user_id=caller.external_user_id, required=True
+    )
 
 
 def resolve_actor(
@@ -116,6 +151,21 @@ def resolve_actor(
     acts for the client as a whole, which only listings accept (``required=False``).
     """
     if principal.client_id is None:
+        return Actor(user_id=principal.user_id)  # no lookup, so no unit of work
+    with deps.read() as uow:
+        return actor_in(uow, principal, user_id=user_id, external_user_id=external_user_id, required=required)
+
+
+def actor_in(
+    uow: UnitOfWork,
+    principal: Principal,
+    *,
+    user_id: str | None,
+    external_user_id: str | None,
+    required: bool,
+) -> Actor:
+    """:func:`resolve_actor` inside an open unit of work."""
+    if principal.client_id is None:
         return Actor(user_id=principal.user_id)
     if user_id and external_user_id:
         raise BadRequest("send exactly one of X-User-ID or X-User-External-ID")
@@ -123,11 +173,10 @@ def resolve_actor(
         if required:
             raise BadRequest("user identification required")
         return Actor(user_id=None, client_id=principal.client_id)
-    with deps.read() as uow:
-        if external_user_id:
-            mapping = uow.user_mappings.get(principal.client_id, external_user_id)
-        else:
-            mapping = uow.user_mappings.for_user(principal.client_id, user_id or "")
+    if external_user_id:
+        mapping = uow.user_mappings.get(principal.client_id, external_user_id)
+    else:
+        mapping = uow.user_mappings.for_user(principal.client_id, user_id or "")
     if mapping is None or not mapping.is_active:
         raise MappingNotFound(
             "no user found for that external_id" if external_user_id else "no user found for that user id"

@@ -16,6 +16,7 @@ from booking_core.ports import BookingQuery, UnitOfWork
 from booking_core.pricing import quote
 from booking_core.rules import validate_booking
 from booking_core.timerange import TimeRange
+from booking_core.usecases.auth import TokenCaller, identify
 from booking_core.usecases.browse import current_demand, load_available, resolve_resource_id
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.views import BookingView, booking_view, can_act, can_see
@@ -56,22 +57,24 @@ def expire_stale_holds(uow: UnitOfWork, now: datetime, resource_id: int | None =
 
 def create_booking(
     deps: Deps,
-    actor: Actor,
+    caller: Actor | TokenCaller,
     cmd: NewBooking,
     *,
     record: Callable[[UnitOfWork, BookingView], None] | None = None,
 ) -> BookingView:
     """Validate and store a pending booking that holds its slot for ``deps.hold_minutes``.
 
-    The resource is locked for the transaction, so concurrent requests are checked one after
-    another and the gap rule holds across them; the storage's constraint is the last guard.
-    ``record`` runs in the same transaction just before it commits (the caller's idempotency
-    record, say), so it is stored exactly when the booking is.
+    ``caller`` is the actor, or a token to authenticate first, in this transaction (one statement
+    instead of a unit of work of its own). The resource is locked for the transaction, so
+    concurrent requests are checked one after another and the gap rule holds across them; the
+    storage's constraint is the last guard. ``record`` runs in the same transaction just before it
+    commits (the caller's idempotency record, say), so it is stored exactly when the booking is.
     """
-    if actor.user_id is None:
-        raise BadRequest("user identification required")
     now = deps.clock.now()
     with deps.uow() as uow:
+        actor = identify(uow, caller)
+        if actor.user_id is None:
+            raise BadRequest("user identification required")
         rid = resolve_resource_id(uow, cmd.resource_id, cmd.resource_external_id, actor.client_id)
         # locked before anything is read, so that what is read below is what the check stands on
         uow.resources.lock(rid)

@@ -15,11 +15,14 @@ from litestar.handlers import BaseRouteHandler
 
 from booking_core.accounts import Actor, Principal
 from booking_core.errors import NotAuthenticated, PermissionDenied
-from booking_core.usecases.auth import authenticate, resolve_actor
+from booking_core.usecases.auth import TokenCaller, authenticate, resolve_actor
 from booking_core.usecases.deps import Deps
 
 _PRINCIPAL = "principal"
 _TOKEN = "token"  # noqa: S105 - a state key, not a credential
+_UNCHECKED = "token_unchecked"
+#: Route ``opt`` key: the handler checks the token itself, inside its use case's transaction.
+CHECKS_TOKEN_ITSELF = "checks_token_itself"  # noqa: S105 - an option name, not a credential
 USER_ID_HEADER = "X-User-ID"
 EXTERNAL_USER_ID_HEADER = "X-User-External-ID"
 
@@ -59,9 +62,22 @@ async def optional_token(connection: ASGIConnection[Any, Any, Any, Any], _: Base
     await _authenticate(connection, required=False)
 
 
-async def token_required(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
-    """Guard: a valid user or client token (401 otherwise)."""
-    await _authenticate(connection, required=True)
+async def token_required(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
+    """Guard: a valid user or client token (401 otherwise).
+
+    A handler marked with ``CHECKS_TOKEN_ITSELF`` gets the token unchecked: its use case looks it up
+    in its own transaction, which saves a connection and a thread hand-off. Until the token is found
+    valid, any error response checks it first (``errors.handle_exception``), so a bad token still
+    gets 401 whatever else is wrong with the request.
+    """
+    if not handler.opt.get(CHECKS_TOKEN_ITSELF):
+        await _authenticate(connection, required=True)
+        return
+    token = token_from_header(connection.headers.get("authorization"))
+    if token is None:
+        raise NotAuthenticated("Authentication credentials were not provided.")
+    connection.state[_TOKEN] = token
+    connection.state[_UNCHECKED] = True
 
 
 async def client_token_required(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
@@ -97,6 +113,31 @@ def provide_token(request: Request[Any, Any, Any]) -> str:
     if token is None:
         raise NotAuthenticated("Authentication credentials were not provided.")
     return token
+
+
+def token_unchecked(connection: ASGIConnection[Any, Any, Any, Any]) -> bool:
+    """True while the request's token has not been looked up yet (see ``token_required``)."""
+    return bool(connection.state.get(_UNCHECKED)) and principal_of(connection) is None
+
+
+def check_token(request: Request[Any, Any, Any], deps: Deps) -> Principal:
+    """Look the request's token up now (in a worker thread) and remember its principal."""
+    principal = principal_of(request)
+    if principal is None:
+        principal = authenticate(deps, request.state.get(_TOKEN))
+        request.state[_PRINCIPAL] = principal
+    return principal
+
+
+def token_caller(request: Request[Any, Any, Any]) -> TokenCaller:
+    """The caller for a use case that authenticates the token in its own transaction."""
+    state = request.state
+    return TokenCaller(
+        token=state[_TOKEN],
+        user_id=request.headers.get(USER_ID_HEADER) or None,
+        external_user_id=request.headers.get(EXTERNAL_USER_ID_HEADER) or None,
+        on_identified=lambda principal: state.__setitem__(_PRINCIPAL, principal),
+    )
 
 
 def acting_user(request: Request[Any, Any, Any], deps: Deps, *, required: bool = True) -> Actor:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from litestar import MediaType, Request, Response
+from litestar.concurrency import sync_to_thread
 from litestar.exceptions import (
     HTTPException,
     MethodNotAllowedException,
@@ -22,6 +23,7 @@ from litestar.exceptions import (
     ValidationException,
 )
 from litestar.exceptions.http_exceptions import RequestEntityTooLarge
+from litestar.types import Receive, Scope, Send
 
 from booking_core.errors import (
     BadRequest,
@@ -37,7 +39,7 @@ from booking_core.errors import (
     StorageUnavailable,
     ValidationFailed,
 )
-from entrypoints.http.auth import is_client_request
+from entrypoints.http.auth import check_token, deps_of, is_client_request, token_unchecked
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +135,8 @@ def _http(exc: HTTPException) -> tuple[int, Body, dict[str, str]]:
 
 def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     """The application's only exception handler."""
+    if token_unchecked(request) and not isinstance(exc, NotAuthenticated):
+        return _AfterTokenCheck(exc)
     headers: dict[str, str] = {}
     if isinstance(exc, DomainError):
         status, body = _domain(request, exc)
@@ -144,3 +148,28 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
         log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
         status, body = 500, {"error": "internal server error"}
     return Response(content=body, status_code=status, headers=headers, media_type=MediaType.JSON)
+
+
+class _AfterTokenCheck(Response[None]):
+    """The error response of a request whose token was not looked up yet: 401 if the token is bad.
+
+    The lookup reads the database, so it runs in a worker thread when the response is sent; an
+    exception handler itself cannot wait.
+    """
+
+    def __init__(self, exc: Exception) -> None:
+        super().__init__(content=None)
+        self._exc = exc
+
+    def to_asgi_response(  # type: ignore[override]
+        self, app: Any, request: Request[Any, Any, Any], **options: Any
+    ) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
+        async def respond(scope: Scope, receive: Receive, send: Send) -> None:
+            try:
+                await sync_to_thread(check_token, request, deps_of(request))
+                response = handle_exception(request, self._exc)
+            except NotAuthenticated as refused:
+                response = handle_exception(request, refused)
+            await response.to_asgi_response(app, request, **options)(scope, receive, send)
+
+        return respond

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Annotated, Any
 from uuid import UUID
 
-from litestar import Request, Response, Router, get, post
+import msgspec
+from litestar import MediaType, Request, Response, Router, get, post
 from litestar.di import NamedDependency
 from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, HeaderParameter, JSONBody
@@ -18,7 +19,14 @@ from booking_core.accounts import Principal
 from booking_core.usecases import bookings, payments
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.views import BookingView
-from entrypoints.http.auth import acting_user, provide_principal, token_required
+from entrypoints.http.auth import (
+    CHECKS_TOKEN_ITSELF,
+    acting_user,
+    check_token,
+    provide_principal,
+    token_caller,
+    token_required,
+)
 from entrypoints.http.idempotency import IDEMPOTENCY_KEY_HEADER, idempotent
 from entrypoints.http.structs.booking_requests import CancelIn, CreateBookingIn
 from entrypoints.http.structs.bookings import BookingDetail, BookingItem, CancelledOut, ClientBookingCreated
@@ -58,6 +66,7 @@ def _created(principal: Principal, view: BookingView) -> tuple[int, BookingItem 
 @post(
     "/",
     sync_to_thread=True,
+    opt={CHECKS_TOKEN_ITSELF: True},
     responses={201: ResponseSpec(BookingItem, description="Booking (client token: the short body)")},
 )
 def create_booking(
@@ -67,7 +76,13 @@ def create_booking(
     idempotency_key: IdempotencyKey = None,
 ) -> Response[bytes]:
     """A pending booking that holds its slot until paid (or the hold expires)."""
-    principal, actor = provide_principal(request), acting_user(request, deps)
+    if not idempotency_key:
+        # the token is looked up in the booking's own transaction (see auth.token_required)
+        view = bookings.create_booking(deps, token_caller(request), data.command())
+        status, body = _created(provide_principal(request), view)
+        return Response(content=msgspec.json.encode(body), status_code=status, media_type=MediaType.JSON)
+    principal = check_token(request, deps)  # a replay is found by its caller, so that comes first
+    actor = acting_user(request, deps)
     return idempotent(
         deps,
         key=idempotency_key,
