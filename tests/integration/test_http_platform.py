@@ -307,3 +307,30 @@ def test_rate_limit_zero_switches_it_off(loaded_sqlite_url: str) -> None:
     for api in _limited(loaded_sqlite_url, 0):
         for _ in range(20):
             assert api.client.get("/api/v1/resources/").status_code == 200
+
+
+def test_a_booking_whose_token_cannot_be_checked_is_503(api: Api) -> None:
+    """Booking creation checks its token late; when the database is gone by then, that is a 503."""
+
+    def down() -> Any:
+        raise StorageUnavailable("connection refused")
+
+    stub = _StubServices(
+        settings=Settings(), deps=replace(api.services.deps, uow=down, reads=down), healthy=True
+    )
+    with TestClient(create_app(stub)) as client:
+        good = client.post(
+            BOOKINGS,
+            json={
+                "resource": 1,
+                "start_datetime": "2026-06-03T10:00:00+02:00",
+                "end_datetime": "2026-06-03T11:00:00+02:00",
+            },
+            headers=auth(ANNA),
+        )
+        malformed = client.post(
+            BOOKINGS, content=b"{not json", headers=auth(ANNA) | {"Content-Type": "application/json"}
+        )
+    assert good.status_code == 503
+    assert malformed.status_code == 503  # the token check comes first, and it could not be made
+    assert "error" in malformed.json()

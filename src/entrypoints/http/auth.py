@@ -120,6 +120,11 @@ def token_unchecked(connection: ASGIConnection[Any, Any, Any, Any]) -> bool:
     return bool(connection.state.get(_UNCHECKED)) and principal_of(connection) is None
 
 
+def settle_token_check(connection: ASGIConnection[Any, Any, Any, Any]) -> None:
+    """Note that the request's token check is over (found valid, refused, or impossible)."""
+    connection.state[_UNCHECKED] = False
+
+
 def check_token(request: Request[Any, Any, Any], deps: Deps) -> Principal:
     """Look the request's token up now (in a worker thread) and remember its principal."""
     principal = principal_of(request)

@@ -39,7 +39,13 @@ from booking_core.errors import (
     StorageUnavailable,
     ValidationFailed,
 )
-from entrypoints.http.auth import check_token, deps_of, is_client_request, token_unchecked
+from entrypoints.http.auth import (
+    check_token,
+    deps_of,
+    is_client_request,
+    settle_token_check,
+    token_unchecked,
+)
 
 log = logging.getLogger(__name__)
 
@@ -165,11 +171,13 @@ class _AfterTokenCheck(Response[None]):
         self, app: Any, request: Request[Any, Any, Any], **options: Any
     ) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
         async def respond(scope: Scope, receive: Receive, send: Send) -> None:
+            exc = self._exc
             try:
                 await sync_to_thread(check_token, request, deps_of(request))
-                response = handle_exception(request, self._exc)
-            except NotAuthenticated as refused:
-                response = handle_exception(request, refused)
+            except DomainError as refused:  # a bad token, or a database that does not answer
+                exc = refused
+            settle_token_check(request)  # answered below, whatever the outcome: never checked twice
+            response = handle_exception(request, exc)
             await response.to_asgi_response(app, request, **options)(scope, receive, send)
 
         return respond
