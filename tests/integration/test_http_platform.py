@@ -259,14 +259,20 @@ def test_unexpected_error_is_500_without_traceback(api: Api) -> None:
     assert "secret" not in response.text
 
 
-def test_storage_failure_is_503(api: Api) -> None:
+def _storage_down(api: Api) -> TestClient[Any]:
+    """A client of the app whose every unit of work fails as an unreachable database does."""
+
     def down() -> Any:
         raise StorageUnavailable("connection refused")
 
     stub = _StubServices(
         settings=Settings(), deps=replace(api.services.deps, uow=down, reads=down), healthy=True
     )
-    with TestClient(create_app(stub)) as client:
+    return TestClient(create_app(stub))
+
+
+def test_storage_failure_is_503(api: Api) -> None:
+    with _storage_down(api) as client:
         response = client.get("/api/v1/resources/")
     assert response.status_code == 503
     assert "error" in response.json()
@@ -311,14 +317,7 @@ def test_rate_limit_zero_switches_it_off(loaded_sqlite_url: str) -> None:
 
 def test_a_booking_whose_token_cannot_be_checked_is_503(api: Api) -> None:
     """Booking creation checks its token late; when the database is gone by then, that is a 503."""
-
-    def down() -> Any:
-        raise StorageUnavailable("connection refused")
-
-    stub = _StubServices(
-        settings=Settings(), deps=replace(api.services.deps, uow=down, reads=down), healthy=True
-    )
-    with TestClient(create_app(stub)) as client:
+    with _storage_down(api) as client:
         good = client.post(
             BOOKINGS,
             json={
