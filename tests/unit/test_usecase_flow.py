@@ -375,7 +375,9 @@ def test_operator_transitions(deps: Deps, clock: FixedClock) -> None:
 
 def test_idempotency_replays_and_conflicts(deps: Deps) -> None:
     assert idempotency.replay(deps, "s", "k", "h1") is None
-    idempotency.remember(deps, "s", "k", "h1", 201, b"{}")
+    with deps.uow() as uow:
+        idempotency.remember_in(uow, "s", "k", "h1", 201, b"{}", deps.clock.now())
+        uow.commit()
     record = idempotency.replay(deps, "s", "k", "h1")
     assert record is not None
     assert record.status_code == 201

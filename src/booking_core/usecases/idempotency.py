@@ -17,19 +17,11 @@ def request_fingerprint(method: str, path: str, body: bytes) -> str:
 
 def replay(deps: Deps, scope: str, key: str, request_hash: str) -> IdempotencyRecord | None:
     """The stored first response for (scope, key); IdempotencyConflict when the body differs."""
-    with deps.uow() as uow:
+    with deps.read() as uow:
         record = uow.idempotency.get(scope, key)
     if record is not None and record.request_hash != request_hash:
         raise IdempotencyConflict("This Idempotency-Key was already used with a different request.")
     return record
-
-
-def remember(deps: Deps, scope: str, key: str, request_hash: str, status_code: int, body: bytes) -> None:
-    """Store the first response for (scope, key) on its own; a concurrent duplicate keeps the first one."""
-    with deps.uow() as uow:
-        if uow.idempotency.get(scope, key) is None:
-            remember_in(uow, scope, key, request_hash, status_code, body, deps.clock.now())
-            uow.commit()
 
 
 def remember_in(
