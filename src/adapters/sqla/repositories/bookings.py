@@ -20,9 +20,6 @@ from booking_core.errors import NotFound
 from booking_core.ports.repositories import BookingCheck, BookingQuery
 from booking_core.timerange import TimeRange
 
-# Mirrors Booking.blocks_time: confirmed and paid always block, pending only while its hold lasts.
-_LIVE = [BookingStatus.CONFIRMED.value, BookingStatus.PAID.value]
-
 
 def booking_to_domain(row: BookingRow) -> Booking:
     return Booking(
@@ -150,7 +147,6 @@ def _slot(booking_id: str, start: datetime, end: datetime, status: str, hold: da
 
 # Core statements on the table, built once: the hot paths skip the ORM's per-statement machinery.
 _T = BookingRow.__table__
-_PENDING = BookingStatus.PENDING.value
 _SLOT_COLUMNS = (
     _T.c.id,
     _T.c.start_at,
@@ -184,15 +180,16 @@ _HOLD_LAPSED = and_(
 
 
 def _blocked(overlaps: ColumnElement[bool]) -> Select[Any]:
-    # _LIVE always blocks, pending only while its hold lasts (as Booking.blocks_time)
+    # As Booking.blocks_time: confirmed and paid always block, pending only while its hold lasts.
+    # The statuses are literal SQL, like the partial indexes' predicates.
     return (
         select(*_SLOT_COLUMNS)
         .where(
             overlaps,
             or_(
-                _T.c.status.in_(_LIVE),
+                text(LIVE_STATUS_SQL),
                 and_(
-                    _T.c.status == _PENDING,
+                    text(PENDING_STATUS_SQL),
                     or_(_T.c.hold_expires_at.is_(None), _T.c.hold_expires_at > bindparam("now")),
                 ),
             ),
