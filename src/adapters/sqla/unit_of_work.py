@@ -44,21 +44,22 @@ from booking_core.ports import (
 )
 
 _OUTBOX_NAMES = ("outbox", "outbox_queue")
-_REPOSITORIES: dict[str, Callable[[Session, ResourceCache], object]] = {
-    "resources": SqlaResources,
-    "bookings": lambda session, _: SqlaBookings(session),
-    "users": lambda session, _: SqlaUsers(session),
-    "tokens": lambda session, _: SqlaTokens(session),
-    "clients": lambda session, _: SqlaClients(session),
-    "user_mappings": lambda session, _: SqlaUserMappings(session),
-    "resource_mappings": lambda session, _: SqlaResourceMappings(session),
-    "venue_mappings": lambda session, _: SqlaVenueMappings(session),
-    "commissions": lambda session, _: SqlaCommissions(session),
-    "payments": lambda session, _: SqlaPayments(session),
-    "outbox": lambda session, _: SqlaOutbox(session),
-    "outbox_queue": lambda session, _: SqlaOutbox(session),
-    "idempotency": lambda session, _: SqlaIdempotencyRecords(session),
+# The repositories on the session alone, by attribute name; ``resources`` also gets the shared cache.
+_ON_SESSION: dict[str, Callable[[Session], object]] = {
+    "bookings": SqlaBookings,
+    "users": SqlaUsers,
+    "tokens": SqlaTokens,
+    "clients": SqlaClients,
+    "user_mappings": SqlaUserMappings,
+    "resource_mappings": SqlaResourceMappings,
+    "venue_mappings": SqlaVenueMappings,
+    "commissions": SqlaCommissions,
+    "payments": SqlaPayments,
+    "outbox": SqlaOutbox,
+    "outbox_queue": SqlaOutbox,
+    "idempotency": SqlaIdempotencyRecords,
 }
+_REPOSITORY_NAMES = ("resources", *_ON_SESSION)
 
 
 class SqlaUnitOfWork:
@@ -132,17 +133,20 @@ class SqlaUnitOfWork:
 
     def __enter__(self) -> Self:
         self._session = self._session_factory()
-        for name in _REPOSITORIES:  # a unit of work used again starts with fresh repositories
+        for name in _REPOSITORY_NAMES:  # a unit of work used again starts with fresh repositories
             self.__dict__.pop(name, None)
         return self
 
     def __getattr__(self, name: str) -> Any:
         # Only for attributes not set yet: the repositories, made on first use (a request needs two
         # or three of them, and each is bound to the session of this block).
-        make = _REPOSITORIES.get(name)
-        if make is None:
+        repository: object
+        if name == "resources":
+            repository = SqlaResources(self.session, self._cache)
+        elif (make := _ON_SESSION.get(name)) is not None:
+            repository = make(self.session)
+        else:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        repository = make(self.session, self._cache)
         self.__dict__[name] = repository
         if name in _OUTBOX_NAMES:  # one outbox under both names
             self.__dict__.update(dict.fromkeys(_OUTBOX_NAMES, repository))
