@@ -36,9 +36,7 @@ def make_engine(url: str, **options: Any) -> Engine:
     options.setdefault("pool_size", 10)
     options.setdefault("max_overflow", 20)
     connect_args = {"connect_timeout": POSTGRES_CONNECT_TIMEOUT_S, **options.pop("connect_args", {})}
-    engine = create_engine(target, connect_args=connect_args, **options)
-    event.listen(engine, "before_cursor_execute", _refuse_writes_of_readers)
-    return engine
+    return create_engine(target, connect_args=connect_args, **options)
 
 
 _READING_STATEMENTS = ("SELECT", "BEGIN", "ROLLBACK")
@@ -47,11 +45,16 @@ _READING_STATEMENTS = ("SELECT", "BEGIN", "ROLLBACK")
 def _refuse_writes_of_readers(
     connection: Any, _cursor: Any, statement: str, _parameters: Any, _context: Any, _executemany: bool
 ) -> None:
-    # A read-only unit of work runs in autocommit on PostgreSQL: a write there would be durable at
-    # once, whatever the caller meant. Refuse it before it reaches the database.
-    if connection.get_execution_options().get(READ_ONLY_OPTION) and not statement.lstrip().upper().startswith(
-        _READING_STATEMENTS
-    ):
+    refuse_writes(statement)
+
+
+def refuse_writes(statement: str) -> None:
+    """Raise :class:`ReadOnlyViolation` unless ``statement`` only reads.
+
+    A read-only unit of work runs in autocommit on PostgreSQL: a write there would be durable at
+    once, whatever the caller meant. It is refused before it reaches the database.
+    """
+    if not statement.lstrip().upper().startswith(_READING_STATEMENTS):
         raise ReadOnlyViolation(f"a read-only unit of work cannot run {statement.split(None, 1)[0]!r}")
 
 
@@ -67,7 +70,6 @@ def _sqlite_engine(target: URL, **options: Any) -> Engine:
     options.setdefault("max_overflow", 20)
     connect_args = {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, **options.pop("connect_args", {})}
     engine = create_engine(target, connect_args=connect_args, **options)
-    event.listen(engine, "before_cursor_execute", _refuse_writes_of_readers)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
@@ -96,11 +98,16 @@ def read_only_engine(engine: Engine) -> Engine:
     """``engine`` (same pool) for units of work that only read.
 
     PostgreSQL: autocommit, so a read costs its statements and nothing else. SQLite: a deferred
-    BEGIN, which reads a snapshot without waiting for the write lock.
+    BEGIN, which reads a snapshot without waiting for the write lock. Writes through it are refused.
     """
     if engine.dialect.name == "sqlite":
-        return engine.execution_options(**{READ_ONLY_OPTION: True})
-    return engine.execution_options(isolation_level="AUTOCOMMIT", **{READ_ONLY_OPTION: True})
+        readers = engine.execution_options(**{READ_ONLY_OPTION: True})
+    else:
+        readers = engine.execution_options(isolation_level="AUTOCOMMIT", **{READ_ONLY_OPTION: True})
+    # On the derived engine only: its listeners see only its own connections, so the writers'
+    # statements (the booking's four among them) skip the event dispatch altogether.
+    event.listen(readers, "before_cursor_execute", _refuse_writes_of_readers)
+    return readers
 
 
 def ping(engine: Engine) -> bool:
