@@ -790,6 +790,23 @@ def test_commit_time_overlap_is_slot_unavailable(world: Backend) -> None:
 # --------------------------------------------------------------------------- failures and schema
 
 
+def test_a_connection_lost_mid_booking_is_storage_unavailable(pg_backend: Backend) -> None:
+    """The booking's statements run on psycopg's connection: a lost one still reads as unavailable
+    (not as a driver error), and the next unit of work gets a live connection."""
+    world = _seed_world(pg_backend)
+    assert world.engine is not None
+    with world.uow() as uow:
+        session = cast("SqlaUnitOfWork", uow).session
+        pid = session.connection().exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+        with world.engine.begin() as other:
+            other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+        with pytest.raises(StorageUnavailable):
+            uow.bookings.booking_check(1, TimeRange(_at("10:00"), _at("11:00")), NOW)
+    _add(world, _booking("10:00", "11:00"))  # the next unit of work gets a live connection
+    with world.uow() as uow:
+        assert uow.bookings.booking_check(1, TimeRange(_at("10:00"), _at("11:00")), NOW).blocked != []
+
+
 @pytest.mark.parametrize("kind", ["postgresql", "sqlite"])
 def test_unreachable_database_is_storage_unavailable(kind: str, tmp_path: Path) -> None:
     # Nothing listens on port 1; a directory cannot be opened as an SQLite database file.

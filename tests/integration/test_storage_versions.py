@@ -20,11 +20,11 @@ from sqlalchemy import Engine, event, select, text
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
-from adapters.sqla import SqlaUnitOfWork, make_engine
+from adapters.sqla import SqlaUnitOfWork, driver, make_engine
 from adapters.sqla import upgrade as migrate_up
 from adapters.sqla.engine import ReadOnlyViolation
 from adapters.sqla.models import ResourceRow
-from booking_core.accounts import User
+from booking_core.accounts import Principal, User
 from booking_core.availability import BookedSlot
 from booking_core.booking import Booking, BookingStatus
 from booking_core.catalog import Resource
@@ -410,7 +410,9 @@ def _rows_read(plan: dict[str, Any]) -> int:
     return own + sum(_rows_read(child) for child in plan.get("Plans", []))
 
 
-def test_postgres_booking_check_does_not_read_the_resources_other_bookings(pg_world: Backend) -> None:
+def test_postgres_booking_check_does_not_read_the_resources_other_bookings(
+    pg_world: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The check answers from indexes, whatever the resource's history: its cost must not grow with it."""
     engine = pg_world.db
     span = TimeRange(_at("10:00"), _at("12:00"))
@@ -430,16 +432,15 @@ def test_postgres_booking_check_does_not_read_the_resources_other_bookings(pg_wo
     _add(pg_world, *history)
     _raw(engine, "ANALYZE bookings")  # as autovacuum keeps it; with no statistics any plan may win
     statements: list[tuple[str, Any]] = []
+    run_on_driver = driver.run
 
-    def capture(_conn: Any, _cursor: Any, statement: str, parameters: Any, _ctx: Any, _many: bool) -> None:
-        statements.append((statement, parameters))
+    def capture(session: Session, statement: driver.DriverStatement, params: Any) -> list[tuple[Any, ...]]:
+        statements.append((statement.sql, statement.params(params)))
+        return run_on_driver(session, statement, params)
 
-    event.listen(engine, "before_cursor_execute", capture)
-    try:
-        with pg_world.reads() as uow:
-            check = uow.bookings.booking_check(1, span, NOW)
-    finally:
-        event.remove(engine, "before_cursor_execute", capture)
+    monkeypatch.setattr(driver, "run", capture)  # the check runs on psycopg's connection
+    with pg_world.uow() as uow:
+        check = uow.bookings.booking_check(1, span, NOW)
     assert check.blocked == []
     assert check.lapsed_hold_ids == []
     statement, parameters = next((st, p) for st, p in statements if "hold_expires_at" in st)
@@ -556,6 +557,34 @@ def test_a_reader_does_not_wait_for_an_open_writer(db_world: Backend) -> None:
             writer.commit()
         # The second writer got the lock only now, after the first one's commit.
         assert second.result(timeout=10) == [committed.id, uncommitted.id]
+
+
+def test_a_token_lookup_with_lock_resource_locks_only_for_a_live_token(db_world: Backend) -> None:
+    """Booking creation authenticates and locks in one statement; an unknown token locks nothing."""
+    with db_world.uow() as uow:
+        uow.tokens.add("live-hash", Principal(user_id=USER_ID), NOW)
+        uow.tokens.add("revoked-hash", Principal(user_id=USER_ID), NOW)
+        uow.tokens.revoke("revoked-hash")
+        uow.commit()
+    with db_world.reads() as uow:
+        assert uow.resources.get(1) is not None  # now in the resource cache
+    for unknown in ("no-such-hash", "revoked-hash"):
+        with db_world.uow() as uow:
+            assert uow.tokens.principal(unknown, lock_resource=1) is None
+            if db_world.name == "postgresql":  # SQLite: every writer holds the write lock anyway
+                assert _second_writer_is_refused_now(db_world.db) is False
+    with db_world.uow() as uow:
+        assert uow.tokens.principal("live-hash", lock_resource=1) == Principal(user_id=USER_ID)
+        assert _second_writer_is_refused_now(db_world.db) is True
+        # the catalog revision came along: the cached resource is served without a query
+        statements: list[str] = []
+        event.listen(db_world.db, "before_cursor_execute", lambda *args: statements.append(args[2]))
+        resource = uow.resources.get(1)
+        assert resource is not None
+        assert resource.id == 1
+        if db_world.name == "postgresql":
+            assert statements == []
+    assert _second_writer_is_refused_now(db_world.db) is False  # released with the unit of work
 
 
 def test_read_only_units_of_work_leave_pooled_connections_transactional(

@@ -148,7 +148,8 @@ class MemoryTokens:
     def add(self, token_hash: str, principal: Principal, created_at: datetime) -> None:
         self._rows[token_hash] = (principal, False)
 
-    def principal(self, token_hash: str) -> Principal | None:
+    def principal(self, token_hash: str, *, lock_resource: int | None = None) -> Principal | None:
+        # lock_resource: nothing to do, as in MemoryResources.lock
         found = self._rows.get(token_hash)
         return found[0] if found and not found[1] else None
 

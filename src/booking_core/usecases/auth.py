@@ -116,19 +116,25 @@ def authenticate(deps: Deps, token: str | None) -> Principal:
         return principal_in(uow, token)
 
 
-def principal_in(uow: UnitOfWork, token: str) -> Principal:
-    """:func:`authenticate` inside an open unit of work."""
-    principal = uow.tokens.principal(hash_token(token))
+def principal_in(uow: UnitOfWork, token: str, *, lock_resource: int | None = None) -> Principal:
+    """:func:`authenticate` inside an open unit of work (see ``Tokens.principal`` for the lock)."""
+    principal = uow.tokens.principal(hash_token(token), lock_resource=lock_resource)
     if principal is None:
         raise NotAuthenticated("Invalid token.")
     return principal
 
 
-def identify(uow: UnitOfWork, caller: Actor | TokenCaller) -> Actor:
-    """The actor of a use case that accepts a :class:`TokenCaller`; an Actor is taken as it is."""
+def identify(uow: UnitOfWork, caller: Actor | TokenCaller, *, lock_resource: int | None = None) -> Actor:
+    """The actor of a use case that accepts a :class:`TokenCaller`; an Actor is taken as it is.
+
+    With ``lock_resource``, that resource is locked on return (``Resources.lock``); a token's lookup
+    takes the lock in the same statement.
+    """
     if isinstance(caller, Actor):
+        if lock_resource is not None:
+            uow.resources.lock(lock_resource)
         return caller
-    principal = principal_in(uow, caller.token)
+    principal = principal_in(uow, caller.token, lock_resource=lock_resource)
     if caller.on_identified is not None:
         caller.on_identified(principal)
     return actor_in(

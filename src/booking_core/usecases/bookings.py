@@ -72,12 +72,16 @@ def create_booking(
     """
     now = deps.clock.now()
     with deps.uow() as uow:
-        actor = identify(uow, caller)
+        # The resource is locked before anything is read, so that what is read below is what the
+        # check stands on. An id given as such is locked by the caller's authentication itself (one
+        # statement); a client's external id names a resource only once the client is known.
+        direct_id = cmd.resource_id if cmd.resource_external_id is None else None
+        actor = identify(uow, caller, lock_resource=direct_id)
         if actor.user_id is None:
             raise BadRequest("user identification required")
         rid = resolve_resource_id(uow, cmd.resource_id, cmd.resource_external_id, actor.client_id)
-        # locked before anything is read, so that what is read below is what the check stands on
-        uow.resources.lock(rid)
+        if direct_id is None:
+            uow.resources.lock(rid)
         resource = load_available(uow, rid)
         span = TimeRange(cmd.start, cmd.end) if cmd.end > cmd.start else None
         if span is None:

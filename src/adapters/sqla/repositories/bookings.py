@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, and_, bindparam, func, insert, literal_column, or_, select, text
 from sqlalchemy.orm import Session
 
+from adapters.sqla import driver
 from adapters.sqla.errors import translate_errors
 from adapters.sqla.models import BookingRow
 from adapters.sqla.models.bookings import BLOCKING_STATUS_SQL, LIVE_STATUS_SQL, PENDING_STATUS_SQL
@@ -67,7 +68,10 @@ class SqlaBookings:
 
     def add(self, booking: Booking) -> None:
         # A plain INSERT: the ORM's flush machinery costs more than the statement for one new row.
-        self._session.connection().execute(_INSERT, booking_values(booking))
+        if self._postgres:
+            driver.run(self._session, _INSERT_ON_DRIVER, booking_values(booking))
+        else:
+            self._session.connection().execute(_INSERT, booking_values(booking))
 
     def save(self, booking: Booking) -> None:
         row = self._session.get(BookingRow, booking.id)
@@ -93,10 +97,15 @@ class SqlaBookings:
         return [_slot(*row) for row in rows]
 
     def booking_check(self, resource_id: int, span: TimeRange, now: datetime) -> BookingCheck:
-        rows = self._session.connection().execute(
-            _CHECK_POSTGRES if self._postgres else _CHECK,
-            {"resource_id": resource_id, "start": span.start, "end": span.end, "now": now},
-        )
+        params = {"resource_id": resource_id, "start": span.start, "end": span.end, "now": now}
+        if self._postgres:
+            found = driver.run(self._session, _CHECK_ON_DRIVER, params)
+            rows = [
+                (i, driver.utc(start), driver.utc(end), status, driver.utc_or_none(hold))
+                for i, start, end, status, hold in found
+            ]
+        else:
+            rows = self._session.connection().execute(_CHECK, params).all()
         blocked: builtins.list[BookedSlot] = []
         lapsed: builtins.list[str] = []
         for row in rows:
@@ -214,6 +223,7 @@ def _check(overlaps: ColumnElement[bool]) -> Select[Any]:
 _BLOCKED, _BLOCKED_POSTGRES = _blocked(_OVERLAPS), _blocked(_OVERLAPS_POSTGRES)
 _CHECK, _CHECK_POSTGRES = _check(and_(_OVERLAPS, text(BLOCKING_STATUS_SQL))), _check(_OVERLAPS_POSTGRES)
 _INSERT = insert(_T)
+_CHECK_ON_DRIVER, _INSERT_ON_DRIVER = driver.DriverStatement(_CHECK_POSTGRES), driver.DriverStatement(_INSERT)
 
 
 def booking_values(booking: Booking) -> dict[str, object]:
