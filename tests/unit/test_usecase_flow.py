@@ -205,6 +205,18 @@ def test_expired_hold_frees_the_slot(deps: Deps, clock: FixedClock) -> None:
         payments.create_payment_intent(deps, anna, first.booking.id)
 
 
+def test_a_lapsed_hold_met_by_a_booking_expires_with_every_lapsed_hold_of_its_resource(
+    deps: Deps, clock: FixedClock
+) -> None:
+    anna = user_actor(deps)
+    in_the_way, elsewhere = book(deps, anna, at(2, 10)), book(deps, anna, at(2, 14))
+    clock.advance(timedelta(minutes=16))
+    book(deps, anna, at(2, 10))
+    with deps.read() as uow:
+        stored = [uow.bookings.get(v.booking.id) for v in (in_the_way, elsewhere)]
+    assert [b.status if b else None for b in stored] == [BookingStatus.CANCELLED] * 2
+
+
 def test_payment_for_expired_hold_books_if_free_else_refunds(
     deps: Deps, clock: FixedClock, gateway: SandboxPayments
 ) -> None:

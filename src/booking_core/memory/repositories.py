@@ -91,7 +91,7 @@ class MemoryBookings:
     def booking_check(self, resource_id: int, span: TimeRange, now: datetime) -> BookingCheck:
         return BookingCheck(
             blocked=self.blocked_slots(resource_id, span, now),
-            lapsed_hold_ids=[b.id for b in self.expired_holds(now, resource_id)],
+            lapsed_hold_ids=[b.id for b in self.expired_holds(now, resource_id) if b.span.overlaps(span)],
         )
 
     def list(self, query: BookingQuery) -> builtins.list[Booking]:

@@ -102,8 +102,10 @@ class Bookings(Protocol):
         """Id and time of the resource's bookings overlapping ``span`` that block time at ``now``."""
 
     def booking_check(self, resource_id: int, span: TimeRange, now: datetime) -> BookingCheck:
-        """In one read, what creating a booking needs: ``blocked_slots`` of ``span``, and the ids of
-        every pending booking of the resource whose hold lapsed at or before ``now``."""
+        """In one read, what creating a booking in ``span`` needs: ``blocked_slots`` of ``span``, and
+        the ids of the pending bookings overlapping it whose hold lapsed at or before ``now``. Those
+        no longer block, but the storage's overlap guard still counts them until they are expired.
+        """
 
     def list(self, query: BookingQuery) -> builtins.list[Booking]:
         """Bookings matching ``query``, newest start first."""

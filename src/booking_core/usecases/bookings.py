@@ -88,6 +88,7 @@ def create_booking(
             raise ValidationFailed("End time must be after start time.", field="end_datetime")
         check = uow.bookings.booking_check(resource.id, checked_span(resource, span), now)
         if check.lapsed_hold_ids:  # rare: the worker's sweep usually got there first
+            # all of the resource's lapsed holds, not only those in the way: the query is the same
             expire_stale_holds(uow, now, resource.id)
         blocking = [b.span for b in check.blocked]
         validate_booking(resource, span, participant_count=cmd.participant_count, blocking=blocking, now=now)
