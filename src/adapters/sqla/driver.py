@@ -31,6 +31,10 @@ class DriverStatement:
     def __init__(self, statement: ClauseElement) -> None:
         compiled = statement.compile(dialect=_DIALECT)
         self.sql = str(compiled)
+        # known up front: asking the cursor (its description) builds column objects every time
+        self.returns_rows = not getattr(statement, "is_dml", False) or bool(
+            getattr(statement, "_returning", ())
+        )
         # literal values the statement carries (say, the catalog revision row's id)
         self._own = {key: value for key, value in compiled.params.items() if value is not None}
 
@@ -56,7 +60,7 @@ def run(session: Session, statement: DriverStatement, params: Mapping[str, Any])
     cursor = dbapi_connection.cursor()
     try:
         cursor.execute(statement.sql, values)
-        return list(cursor.fetchall()) if cursor.description else []
+        return list(cursor.fetchall()) if statement.returns_rows else []
     except connection.dialect.loaded_dbapi.Error as error:
         gone = connection.dialect.is_disconnect(error, dbapi_connection, cursor)
         if gone:

@@ -6,7 +6,7 @@ import functools
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from sqlalchemy.exc import (
     DataError,
@@ -63,10 +63,14 @@ def translated() -> Iterator[None]:
     try:
         yield
     except SQLAlchemyError as error:
-        domain = translate(error)
-        if domain is None:
-            raise
-        raise domain from error
+        _raise_translated(error)
+
+
+def _raise_translated(error: SQLAlchemyError) -> NoReturn:
+    domain = translate(error)
+    if domain is None:
+        raise error
+    raise domain from error
 
 
 def translate_errors(cls: type[T]) -> type[T]:
@@ -78,9 +82,13 @@ def translate_errors(cls: type[T]) -> type[T]:
 
 
 def _wrap(method: Callable[..., Any]) -> Callable[..., Any]:
+    # ``translated()`` spelled out: a generator-based context manager costs more than the hot
+    # repository calls it would wrap
     @functools.wraps(method)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with translated():
+        try:
             return method(*args, **kwargs)
+        except SQLAlchemyError as error:
+            _raise_translated(error)
 
     return wrapper
