@@ -5,7 +5,7 @@ Measures requests/s and p50/p99 latency for
   * GET /health                               one SELECT 1 through the same pool (floor 2)
   * GET /api/v1/resources/{id}/availability/  31 days, 200 bookings on the resource
   * POST /api/v1/bookings/                    each request a fresh, valid slot
-and resident memory per worker after the run. The endpoints take turns in five short rounds; each
+and resident memory per worker after the run. The endpoints take turns in seven short rounds; each
 figure is the median over the rounds, and each ratio the median of the ratios within a round.
 Targets (issue 3): availability >= 50% of the SELECT-1 floor, booking creation >= 30%, RSS < 200 MB
 per worker. Exits 1 when one is missed.
@@ -41,7 +41,7 @@ from tests.support.postgres import temporary_database  # noqa: E402
 BOOKING = str(ROOT / ".venv" / "bin" / "booking")
 CONCURRENCY = 16
 DURATION_S = 3.0
-ROUNDS = 5
+ROUNDS = 7  # odd, so the median is one round's figure; enough that one slow round cannot move it
 TZ = ZoneInfo("Europe/Berlin")
 USER_TOKEN = "bench-user-token"
 # Booking creation is measured over several courts, as real traffic is: requests for one court
@@ -350,9 +350,8 @@ def run_against(server: subprocess.Popen[bytes], port: int, url: str) -> int:
         }
     # Short rounds, each endpoint in turn: a shared machine's speed drifts over a run, and a ratio
     # of two figures taken a minute apart would measure the drift as much as the server.
-    # Warm up, then let PostgreSQL gather statistics as autovacuum would within a minute: on a table
-    # it has never analyzed, it plans the booking check's lapsed-hold half through the exclusion
-    # constraint's index and reads every live booking of the court (see README, Performance).
+    # Warm up (the server's prepared statements, caches and pool), then let PostgreSQL gather
+    # statistics as autovacuum would within a minute of the load, rather than in the middle of a round.
     drivers[post_name](ROUNDS)
     analyze_bookings(url)
     rounds: dict[str, list[dict[str, float]]] = {name: [] for name in drivers}

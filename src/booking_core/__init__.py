@@ -39,7 +39,13 @@ from booking_core.errors import (
     ValidationFailed,
 )
 from booking_core.pricing import Quote, demand_level, dynamic_price, quote
-from booking_core.rules import booking_span, gap_violation, validate_booking
+from booking_core.rules import (
+    booking_span,
+    gap_violation,
+    validate_against_bookings,
+    validate_booking,
+    validate_request,
+)
 from booking_core.schedule import Window, expand_windows
 from booking_core.timerange import TimeRange, intersect, merge, subtract
 
@@ -92,5 +98,7 @@ __all__ = [
     "quote",
     "raw_availability",
     "subtract",
+    "validate_against_bookings",
     "validate_booking",
+    "validate_request",
 ]

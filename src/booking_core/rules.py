@@ -117,6 +117,8 @@ def validate_booking(
 ) -> None:
     """Check a requested booking against the resource's rules, in the order of this module's docstring.
 
+    It is :func:`validate_request` followed by :func:`validate_against_bookings`.
+
     Args:
         resource: The resource to book.
         span: The requested time (see :func:`booking_span`).
@@ -127,6 +129,17 @@ def validate_booking(
     Raises:
         ValidationFailed: A rule is broken; ``field`` names the request field, or is None.
         SlotUnavailable: The time is outside bookable windows or already blocked.
+    """
+    opening = validate_request(resource, span, participant_count=participant_count, now=now)
+    validate_against_bookings(resource, span, opening, blocking)
+
+
+def validate_request(
+    resource: Resource, span: TimeRange, *, participant_count: int, now: dt.datetime
+) -> TimeRange:
+    """Rules 1 to 6, which need no other booking; returns the block of bookable windows holding ``span``.
+
+    Raises as :func:`validate_booking`.
     """
     if span.is_empty:
         raise ValidationFailed("End time must be after start time.", field="end_datetime")
@@ -141,6 +154,16 @@ def validate_booking(
     opening = next((block for block in merge(w.range for w in windows) if block.contains(span)), None)
     if opening is None:
         raise SlotUnavailable("The requested time lies outside the bookable hours.")
+    return opening
+
+
+def validate_against_bookings(
+    resource: Resource, span: TimeRange, opening: TimeRange, blocking: Sequence[TimeRange]
+) -> None:
+    """Rules 7 and 8 for a ``span`` that passed :func:`validate_request`, which gave ``opening``.
+
+    Raises as :func:`validate_booking`.
+    """
     blocked = [r for r in blocked_time(resource, blocking, opening) if not r.is_empty]
     if any(r.overlaps(span) for r in blocked):
         raise SlotUnavailable()

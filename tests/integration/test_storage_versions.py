@@ -394,6 +394,51 @@ def test_booking_check_at_the_instant_a_hold_lapses(world: Backend) -> None:
     assert own_time.lapsed_hold_ids == [w.held.id]
 
 
+def test_add_unless_overlapped_stores_only_a_booking_whose_time_is_free(world: Backend) -> None:
+    """The check and the INSERT in one step: the booking is stored unless a booking in a blocking
+    state (a lapsed hold included) overlaps it; neighbours in the checked span are reported either way."""
+    neighbour = _booking("09:00", "10:00")
+    lapsed = _booking("12:00", "13:00", status=BookingStatus.PENDING, hold_expires_at=NOW)
+    taken = _booking("15:00", "16:00")
+    _add(world, neighbour, lapsed, taken)
+    wide = TimeRange(_at("08:00"), _at("18:00"))
+    free, over_lapsed, over_taken = (
+        _booking("10:00", "11:00", status=BookingStatus.PENDING, hold_expires_at=NOW + timedelta(minutes=15)),
+        _booking("12:00", "13:00", status=BookingStatus.PENDING),
+        _booking("15:30", "16:30", status=BookingStatus.PENDING),
+    )
+    with world.uow() as uow:
+        stored = uow.bookings.add_unless_overlapped(free, TimeRange(_at("09:00"), _at("12:00")), NOW)
+        not_over_lapsed = uow.bookings.add_unless_overlapped(over_lapsed, wide, NOW)
+        not_over_taken = uow.bookings.add_unless_overlapped(
+            over_taken, TimeRange(_at("15:30"), _at("16:30")), NOW
+        )
+        uow.commit()
+
+    assert stored.stored is True
+    assert stored.blocked == [_slot(neighbour)]  # 10:00 touches, so the neighbour is near, not in the way
+    assert stored.lapsed_hold_ids == []
+    assert not_over_lapsed.stored is False
+    assert not_over_lapsed.lapsed_hold_ids == [lapsed.id]
+    # the booking stored earlier in the same unit of work is near it too
+    assert _ids(not_over_lapsed.blocked) == [neighbour.id, free.id, taken.id]
+    assert not_over_taken.stored is False
+    assert _ids(not_over_taken.blocked) == [taken.id]
+    with world.reads() as uow:
+        assert uow.bookings.get(free.id) == free
+        assert uow.bookings.get(over_lapsed.id) is None
+        assert uow.bookings.get(over_taken.id) is None
+
+
+def test_add_unless_overlapped_is_undone_with_its_unit_of_work(world: Backend) -> None:
+    """A rule that refuses the booking after the check ends the unit of work without commit."""
+    booking = _booking("10:00", "11:00")
+    with world.uow() as uow:
+        assert uow.bookings.add_unless_overlapped(booking, booking.span, NOW).stored is True
+    with world.reads() as uow:
+        assert uow.bookings.get(booking.id) is None
+
+
 def test_booking_check_of_a_resource_without_bookings(world: Backend) -> None:
     with world.reads() as uow:
         check = uow.bookings.booking_check(1, TimeRange(_at("00:00"), _at("23:00")), NOW)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import TypeVar
 
@@ -17,7 +18,7 @@ from booking_core.accounts import (
     VenueMapping,
 )
 from booking_core.availability import BookedSlot
-from booking_core.booking import Booking, BookingStatus
+from booking_core.booking import BLOCKING_STATUSES, Booking, BookingStatus
 from booking_core.catalog import Resource, Venue
 from booking_core.commission import Commission
 from booking_core.payments import Payment
@@ -73,6 +74,18 @@ class MemoryBookings:
         self._rows[booking.id] = booking
 
     save = add
+
+    def add_unless_overlapped(self, booking: Booking, checked: TimeRange, now: datetime) -> BookingCheck:
+        check = self.booking_check(booking.resource_id, checked, now)
+        overlapped = any(
+            b.resource_id == booking.resource_id
+            and b.status in BLOCKING_STATUSES
+            and b.span.overlaps(booking.span)
+            for b in self._rows.values()
+        )
+        if not overlapped:
+            self.add(booking)
+        return replace(check, stored=not overlapped)
 
     def get(self, booking_id: str) -> Booking | None:
         return self._rows.get(booking_id)

@@ -30,10 +30,14 @@ DataVersion = tuple[int, ...]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BookingCheck:
-    """What a new booking of one resource is checked against (:meth:`Bookings.booking_check`)."""
+    """What a new booking of one resource is checked against (:meth:`Bookings.booking_check`).
+
+    ``stored``: whether :meth:`Bookings.add_unless_overlapped` stored the booking.
+    """
 
     blocked: builtins.list[BookedSlot]
     lapsed_hold_ids: builtins.list[str]
+    stored: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -88,6 +92,15 @@ class Bookings(Protocol):
 
     def add(self, booking: Booking) -> None:
         """Store a new booking."""
+
+    def add_unless_overlapped(self, booking: Booking, checked: TimeRange, now: datetime) -> BookingCheck:
+        """:meth:`booking_check` of ``checked`` (a span holding the booking's) and, in the same step,
+        :meth:`add` of ``booking`` unless a booking in a blocking state, a lapsed hold included,
+        overlaps it; ``stored`` tells which.
+
+        The caller still applies its rules to the check, and abandons the unit of work when they
+        refuse, which undoes the add. One round trip instead of two where the storage has them.
+        """
 
     def save(self, booking: Booking) -> None:
         """Store a changed booking."""

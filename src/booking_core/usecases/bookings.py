@@ -14,7 +14,7 @@ from booking_core.errors import BadRequest, NotFound, PermissionDenied, Validati
 from booking_core.payments import PaymentStatus
 from booking_core.ports import BookingQuery, UnitOfWork
 from booking_core.pricing import quote
-from booking_core.rules import validate_booking
+from booking_core.rules import validate_against_bookings, validate_request
 from booking_core.timerange import TimeRange
 from booking_core.usecases.auth import TokenCaller, identify
 from booking_core.usecases.browse import current_demand, load_available, resolve_resource_id
@@ -86,12 +86,7 @@ def create_booking(
         span = TimeRange(cmd.start, cmd.end) if cmd.end > cmd.start else None
         if span is None:
             raise ValidationFailed("End time must be after start time.", field="end_datetime")
-        check = uow.bookings.booking_check(resource.id, checked_span(resource, span), now)
-        if check.lapsed_hold_ids:  # rare: the worker's sweep usually got there first
-            # all of the resource's lapsed holds, not only those in the way: the query is the same
-            expire_stale_holds(uow, now, resource.id)
-        blocking = [b.span for b in check.blocked]
-        validate_booking(resource, span, participant_count=cmd.participant_count, blocking=blocking, now=now)
+        opening = validate_request(resource, span, participant_count=cmd.participant_count, now=now)
         demand = current_demand(uow, resource, now) if resource.dynamic_pricing.enabled else Decimal(0)
         price = quote(resource, span, participants=cmd.participant_count, demand=demand)
         booking = Booking(
@@ -112,7 +107,15 @@ def create_booking(
             created_at=now,
             updated_at=now,
         )
-        uow.bookings.add(booking)
+        # Stored at once unless its time is taken: should a rule below refuse it, the unit of work
+        # ends without commit, and the row with it. One round trip for the check and the INSERT.
+        check = uow.bookings.add_unless_overlapped(booking, checked_span(resource, span), now)
+        if check.lapsed_hold_ids:  # rare: the worker's sweep usually got there first
+            # all of the resource's lapsed holds, not only those in the way: the query is the same
+            expire_stale_holds(uow, now, resource.id)
+        validate_against_bookings(resource, span, opening, [b.span for b in check.blocked])
+        if not check.stored:  # only a lapsed hold stood in the way, and it is expired now
+            uow.bookings.add(booking)
         client = uow.clients.get(actor.client_id) if actor.client_id is not None else None
         # a new booking has no payment yet, and its resource is already at hand
         view = BookingView(

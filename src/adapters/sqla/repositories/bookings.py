@@ -3,10 +3,26 @@
 from __future__ import annotations
 
 import builtins
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, bindparam, func, insert, literal_column, or_, select, text
+from sqlalchemy import (
+    ColumnElement,
+    CompoundSelect,
+    Select,
+    and_,
+    bindparam,
+    exists,
+    func,
+    insert,
+    literal_column,
+    null,
+    or_,
+    select,
+    text,
+)
 from sqlalchemy.orm import Session
 
 from adapters.sqla import driver
@@ -99,23 +115,26 @@ class SqlaBookings:
     def booking_check(self, resource_id: int, span: TimeRange, now: datetime) -> BookingCheck:
         params = {"resource_id": resource_id, "start": span.start, "end": span.end}
         if self._postgres:
-            found = driver.run(self._session, _CHECK_ON_DRIVER, params)
-            rows = [
-                (i, driver.utc(start), driver.utc(end), status, driver.utc_or_none(hold))
-                for i, start, end, status, hold in found
-            ]
+            rows = _slot_rows(driver.run(self._session, _CHECK_ON_DRIVER, params))
         else:
             rows = self._session.connection().execute(_CHECK, params).all()
-        blocked: builtins.list[BookedSlot] = []
-        lapsed: builtins.list[str] = []
-        for row in rows:
-            slot = _slot(*row)
-            if slot.blocks_at(now):
-                if slot.span.overlaps(span):
-                    blocked.append(slot)
-            else:
-                lapsed.append(slot.booking_id)
-        return BookingCheck(blocked=blocked, lapsed_hold_ids=lapsed)
+        return _classified(rows, span, now)
+
+    def add_unless_overlapped(self, booking: Booking, checked: TimeRange, now: datetime) -> BookingCheck:
+        params = {"resource_id": booking.resource_id, "start": checked.start, "end": checked.end}
+        if self._postgres:
+            # One statement: the check, and the INSERT unless the check found the booking's time taken.
+            found = driver.run(
+                self._session, _ADD_UNLESS_OVERLAPPED_ON_DRIVER, {**booking_values(booking), **params}
+            )
+            stored = any(start is None for _, start, _, _, _ in found)  # the INSERT's row: its id alone
+            rows = sorted(_slot_rows(r for r in found if r[1] is not None), key=lambda r: (r[1], r[0]))
+        else:
+            rows = self._session.connection().execute(_CHECK, params).all()
+            stored = not any(start < booking.end and end > booking.start for _, start, end, _, _ in rows)
+            if stored:
+                self._session.connection().execute(_INSERT, booking_values(booking))
+        return replace(_classified(rows, checked, now), stored=stored)
 
     def list(self, query: BookingQuery) -> builtins.list[Booking]:
         stmt = select(BookingRow).order_by(BookingRow.start_at.desc(), BookingRow.id.desc())
@@ -147,6 +166,28 @@ class SqlaBookings:
             .order_by(BookingRow.end_at, BookingRow.id)
         )
         return [booking_to_domain(row) for row in self._session.scalars(stmt)]
+
+
+def _slot_rows(found: Iterable[Sequence[Any]]) -> builtins.list[tuple[Any, ...]]:
+    """Rows of the slot columns read on the driver, their instants as ``UtcDateTime`` reads them."""
+    return [
+        (i, driver.utc(start), driver.utc(end), status, driver.utc_or_none(hold))
+        for i, start, end, status, hold in found
+    ]
+
+
+def _classified(rows: Iterable[Sequence[Any]], span: TimeRange, now: datetime) -> BookingCheck:
+    """The check's rows (bookings in a blocking state near ``span``) split as ``BookingCheck`` says."""
+    blocked: builtins.list[BookedSlot] = []
+    lapsed: builtins.list[str] = []
+    for row in rows:
+        slot = _slot(*row)
+        if slot.blocks_at(now):
+            if slot.span.overlaps(span):
+                blocked.append(slot)
+        else:
+            lapsed.append(slot.booking_id)
+    return BookingCheck(blocked=blocked, lapsed_hold_ids=lapsed)
 
 
 def _slot(booking_id: str, start: datetime, end: datetime, status: str, hold: datetime | None) -> BookedSlot:
@@ -219,6 +260,27 @@ _BLOCKED, _BLOCKED_POSTGRES = _blocked(_OVERLAPS), _blocked(_OVERLAPS_POSTGRES)
 _CHECK, _CHECK_POSTGRES = _check(and_(_OVERLAPS, text(BLOCKING_STATUS_SQL))), _check(_OVERLAPS_POSTGRES)
 _INSERT = insert(_T)
 _CHECK_ON_DRIVER, _INSERT_ON_DRIVER = driver.DriverStatement(_CHECK_POSTGRES), driver.DriverStatement(_INSERT)
+
+
+def _add_unless_overlapped() -> CompoundSelect[Any]:
+    # WITH near AS (the check), stored AS (INSERT ... SELECT <values> WHERE NOT EXISTS (a row of near
+    # overlapping the booking) RETURNING id) SELECT near's rows UNION ALL stored's id. The INSERT does
+    # not see its own row in near (one snapshot), and the resource's lock keeps others out meanwhile.
+    near = _check(_OVERLAPS_POSTGRES).order_by(None).cte("near")
+    overlapped: Select[Any] = (
+        select(literal_column("1"))
+        .select_from(near)
+        .where(
+            near.c.start_at < bindparam("end_at", type_=UtcDateTime),
+            near.c.end_at > bindparam("start_at", type_=UtcDateTime),
+        )
+    )
+    values = select(*(bindparam(c.name, type_=c.type) for c in _T.columns)).where(~exists(overlapped))
+    stored = insert(_T).from_select([c.name for c in _T.columns], values).returning(_T.c.id).cte("stored")
+    return select(*near.c).union_all(select(stored.c.id, null(), null(), null(), null()))
+
+
+_ADD_UNLESS_OVERLAPPED_ON_DRIVER = driver.DriverStatement(_add_unless_overlapped())
 
 
 def booking_values(booking: Booking) -> dict[str, object]:
