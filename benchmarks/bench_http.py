@@ -216,6 +216,7 @@ def wrk_load(port: int, path: str, script_args: list[str] | None = None) -> dict
             figures["rps"] = float(words[1])
         elif line.strip().startswith("Non-2xx") or line.strip().startswith("Socket errors"):
             figures["errors"] += sum(float(w.strip(",")) for w in words if w.strip(",").isdigit())
+            print(f"  {time.strftime('%H:%M:%S')} {path}: {line.strip()}", file=sys.stderr)  # which kind
     return figures
 
 
