@@ -800,8 +800,9 @@ def test_a_connection_lost_mid_booking_is_storage_unavailable(pg_backend: Backen
         pid = session.connection().exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
         with world.engine.begin() as other:
             other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+        booking = _booking("08:00", "09:00")
         with pytest.raises(StorageUnavailable):
-            uow.bookings.booking_check(1, TimeRange(_at("10:00"), _at("11:00")), NOW)
+            uow.bookings.add_unless_overlapped(booking, booking.span, NOW)
     _add(world, _booking("10:00", "11:00"))  # the next unit of work gets a live connection
     with world.uow() as uow:
         assert uow.bookings.booking_check(1, TimeRange(_at("10:00"), _at("11:00")), NOW).blocked != []

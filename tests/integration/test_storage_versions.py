@@ -20,7 +20,7 @@ from sqlalchemy import Engine, event, select, text
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
-from adapters.sqla import SqlaUnitOfWork, driver, make_engine
+from adapters.sqla import SqlaUnitOfWork, make_engine
 from adapters.sqla import upgrade as migrate_up
 from adapters.sqla.engine import ReadOnlyViolation
 from adapters.sqla.models import ResourceRow
@@ -453,9 +453,7 @@ def _rows_read(plan: dict[str, Any]) -> int:
     return own + sum(_rows_read(child) for child in plan.get("Plans", []))
 
 
-def test_postgres_booking_check_does_not_read_the_resources_other_bookings(
-    pg_world: Backend, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_postgres_booking_check_does_not_read_the_resources_other_bookings(pg_world: Backend) -> None:
     """The check answers from indexes, whatever the resource's history: its cost must not grow with it."""
     engine = pg_world.db
     span = TimeRange(_at("10:00"), _at("12:00"))
@@ -475,15 +473,16 @@ def test_postgres_booking_check_does_not_read_the_resources_other_bookings(
     _add(pg_world, *history)
     _raw(engine, "ANALYZE bookings")  # as autovacuum keeps it; with no statistics any plan may win
     statements: list[tuple[str, Any]] = []
-    run_on_driver = driver.run
 
-    def capture(session: Session, statement: driver.DriverStatement, params: Any) -> list[tuple[Any, ...]]:
-        statements.append((statement.sql, statement.params(params)))
-        return run_on_driver(session, statement, params)
+    def capture(_conn: Any, _cursor: Any, statement: str, parameters: Any, _ctx: Any, _many: bool) -> None:
+        statements.append((statement, parameters))
 
-    monkeypatch.setattr(driver, "run", capture)  # the check runs on psycopg's connection
-    with pg_world.uow() as uow:
-        check = uow.bookings.booking_check(1, span, NOW)
+    event.listen(engine, "before_cursor_execute", capture)
+    try:
+        with pg_world.uow() as uow:
+            check = uow.bookings.booking_check(1, span, NOW)
+    finally:
+        event.remove(engine, "before_cursor_execute", capture)
     assert check.blocked == []
     assert check.lapsed_hold_ids == []
     statement, parameters = next((st, p) for st, p in statements if "hold_expires_at" in st)

@@ -151,12 +151,9 @@ def acting_user(request: Request[Any, Any, Any], deps: Deps, *, required: bool =
     A user token acts for its user. A client names one with a user header; ``required=False`` (reads)
     lets a client without a header see all of its own bookings.
     """
-    principal = provide_principal(request)
-    if not principal.is_client:
-        return Actor(user_id=principal.user_id)  # a user token acts for its user: no lookup
-    return resolve_actor(
+    return resolve_actor(  # a user token acts for its user without a lookup
         deps,
-        principal,
+        provide_principal(request),
         user_id=request.headers.get(USER_ID_HEADER) or None,
         external_user_id=request.headers.get(EXTERNAL_USER_ID_HEADER) or None,
         required=required,

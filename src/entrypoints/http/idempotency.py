@@ -49,8 +49,7 @@ def idempotent(
     ``render`` turns the use case's result into the status and body of the response.
     """
     if not key:
-        status, answer = render(run(None))
-        return _json(status, msgspec.json.encode(answer))
+        return json_response(*render(run(None)))
     key = key.strip()[:_MAX_KEY_LENGTH]
     scope = f"{endpoint}|client:{principal.client_id or '-'}|user:{principal.user_id or '-'}"
     canonical = msgspec.json.encode({"actor": actor.user_id, "body": body}, order="sorted")
@@ -75,7 +74,11 @@ def idempotent(
         raise
     if sent:
         return _json(*sent[-1])
-    status, answer = render(result)  # the use case stored nothing to remember
+    return json_response(*render(result))  # the use case stored nothing to remember
+
+
+def json_response(status: int, answer: msgspec.Struct) -> Response[bytes]:
+    """``answer`` encoded as the JSON body of a ``status`` response."""
     return _json(status, msgspec.json.encode(answer))
 
 

@@ -113,28 +113,26 @@ class SqlaBookings:
         return [_slot(*row) for row in rows]
 
     def booking_check(self, resource_id: int, span: TimeRange, now: datetime) -> BookingCheck:
-        params = {"resource_id": resource_id, "start": span.start, "end": span.end}
-        if self._postgres:
-            rows = _slot_rows(driver.run(self._session, _CHECK_ON_DRIVER, params))
-        else:
-            rows = self._session.connection().execute(_CHECK, params).all()
-        return _classified(rows, span, now)
+        return _classified(self._check_rows(resource_id, span), span, now)
 
     def add_unless_overlapped(self, booking: Booking, checked: TimeRange, now: datetime) -> BookingCheck:
-        params = {"resource_id": booking.resource_id, "start": checked.start, "end": checked.end}
         if self._postgres:
             # One statement: the check, and the INSERT unless the check found the booking's time taken.
-            found = driver.run(
-                self._session, _ADD_UNLESS_OVERLAPPED_ON_DRIVER, {**booking_values(booking), **params}
-            )
+            params = {**booking_values(booking), "start": checked.start, "end": checked.end}
+            found = driver.run(self._session, _ADD_UNLESS_OVERLAPPED_ON_DRIVER, params)
             stored = any(start is None for _, start, _, _, _ in found)  # the INSERT's row: its id alone
             rows = sorted(_slot_rows(r for r in found if r[1] is not None), key=lambda r: (r[1], r[0]))
         else:
-            rows = self._session.connection().execute(_CHECK, params).all()
-            stored = not any(start < booking.end and end > booking.start for _, start, end, _, _ in rows)
+            rows = self._check_rows(booking.resource_id, checked)
+            stored = not any(booking.span.overlaps(TimeRange(start, end)) for _, start, end, _, _ in rows)
             if stored:
-                self._session.connection().execute(_INSERT, booking_values(booking))
+                self.add(booking)
         return replace(_classified(rows, checked, now), stored=stored)
+
+    def _check_rows(self, resource_id: int, span: TimeRange) -> Sequence[Sequence[Any]]:
+        """The slot columns of the resource's bookings in a blocking state overlapping ``span``."""
+        params = {"resource_id": resource_id, "start": span.start, "end": span.end}
+        return self._session.connection().execute(_CHECK_POSTGRES if self._postgres else _CHECK, params).all()
 
     def list(self, query: BookingQuery) -> builtins.list[Booking]:
         stmt = select(BookingRow).order_by(BookingRow.start_at.desc(), BookingRow.id.desc())
@@ -259,7 +257,7 @@ def _check(overlaps: ColumnElement[bool]) -> Select[Any]:
 _BLOCKED, _BLOCKED_POSTGRES = _blocked(_OVERLAPS), _blocked(_OVERLAPS_POSTGRES)
 _CHECK, _CHECK_POSTGRES = _check(and_(_OVERLAPS, text(BLOCKING_STATUS_SQL))), _check(_OVERLAPS_POSTGRES)
 _INSERT = insert(_T)
-_CHECK_ON_DRIVER, _INSERT_ON_DRIVER = driver.DriverStatement(_CHECK_POSTGRES), driver.DriverStatement(_INSERT)
+_INSERT_ON_DRIVER = driver.DriverStatement(_INSERT)
 
 
 def _add_unless_overlapped() -> CompoundSelect[Any]:

@@ -9,8 +9,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 from uuid import UUID
 
-import msgspec
-from litestar import MediaType, Request, Response, Router, get, post
+from litestar import Request, Response, Router, get, post
 from litestar.di import NamedDependency
 from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, HeaderParameter, JSONBody
@@ -27,7 +26,7 @@ from entrypoints.http.auth import (
     token_caller,
     token_required,
 )
-from entrypoints.http.idempotency import IDEMPOTENCY_KEY_HEADER, idempotent
+from entrypoints.http.idempotency import IDEMPOTENCY_KEY_HEADER, idempotent, json_response
 from entrypoints.http.structs.booking_requests import CancelIn, CreateBookingIn
 from entrypoints.http.structs.bookings import BookingDetail, BookingItem, CancelledOut, ClientBookingCreated
 from entrypoints.http.structs.payments import PaymentIntentOut
@@ -79,8 +78,7 @@ def create_booking(
     if not idempotency_key:
         # the token is looked up in the booking's own transaction (see auth.token_required)
         view = bookings.create_booking(deps, token_caller(request), data.command())
-        status, body = _created(provide_principal(request), view)
-        return Response(content=msgspec.json.encode(body), status_code=status, media_type=MediaType.JSON)
+        return json_response(*_created(provide_principal(request), view))
     principal = check_token(request, deps)  # a replay is found by its caller, so that comes first
     actor = acting_user(request, deps)
     return idempotent(
