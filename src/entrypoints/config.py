@@ -51,6 +51,7 @@ class Settings:
     mail_from: str = "bookings@localhost"
     pending_hold_minutes: int = 15
     rate_limit_per_minute: int = 600
+    login_rate_limit_per_minute: int = 10
     inprocess_worker: bool = True
 
 
@@ -89,6 +90,9 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         ),
         rate_limit_per_minute=env.get(
             "BOOKING_RATE_LIMIT_PER_MINUTE", d.rate_limit_per_minute, _int_range(0, 10**9)
+        ),
+        login_rate_limit_per_minute=env.get(
+            "BOOKING_LOGIN_RATE_LIMIT_PER_MINUTE", d.login_rate_limit_per_minute, _int_range(0, 10**9)
         ),
         inprocess_worker=env.get("BOOKING_INPROCESS_WORKER", d.inprocess_worker, _boolean),
     )

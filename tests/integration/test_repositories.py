@@ -343,18 +343,33 @@ def test_booking_list_filters_newest_start_first(world: Backend) -> None:
     someone_else = _booking("17:00", "18:00", user_id=OTHER_USER_ID, client_id=1)
     _add(world, early, late, middle, someone_else)
 
-    with world.uow() as uow:
-        mine = uow.bookings.list(BookingQuery(user_id=USER_ID))
-        through_client = uow.bookings.list(BookingQuery(client_id=1))
-        mine_through_client = uow.bookings.list(BookingQuery(user_id=USER_ID, client_id=1))
-        only_client = uow.bookings.list(BookingQuery(user_id=USER_ID, only_client_bookings=True))
-        upcoming = uow.bookings.list(BookingQuery(user_id=USER_ID, starts_after=_at("12:00")))
+    def listed(query: BookingQuery, limit: int = 10, offset: int = 0) -> list[str]:
+        with world.uow() as uow:
+            return _ids(uow.bookings.list(query, limit=limit, offset=offset))
 
-    assert _ids(mine) == _ids([late, middle, early])
-    assert _ids(through_client) == _ids([someone_else, late, middle])
-    assert _ids(mine_through_client) == _ids([late, middle])
-    assert _ids(only_client) == _ids([late, middle])
-    assert _ids(upcoming) == _ids([late])
+    assert listed(BookingQuery(user_id=USER_ID)) == _ids([late, middle, early])
+    assert listed(BookingQuery(client_id=1)) == _ids([someone_else, late, middle])
+    assert listed(BookingQuery(user_id=USER_ID, client_id=1)) == _ids([late, middle])
+    assert listed(BookingQuery(user_id=USER_ID, only_client_bookings=True)) == _ids([late, middle])
+    assert listed(BookingQuery(user_id=USER_ID), limit=1, offset=1) == _ids([middle])
+    assert listed(BookingQuery(user_id=USER_ID), limit=5, offset=3) == []
+
+
+def test_upcoming_bookings_are_live_ones_ahead_soonest_first(world: Backend) -> None:
+    now = _at("11:00")
+    past = _booking("09:00", "10:00")
+    pending = BookingStatus.PENDING
+    held = _booking("13:00", "14:00", status=pending, hold_expires_at=now + timedelta(minutes=5))
+    lapsed = _booking("14:00", "15:00", status=pending, hold_expires_at=now)
+    paid = _booking("16:00", "17:00", status=BookingStatus.PAID)
+    cancelled = _booking("12:00", "13:00", status=BookingStatus.CANCELLED)
+    _add(world, past, held, lapsed, paid, cancelled)
+    query = BookingQuery(user_id=USER_ID, upcoming_at=now)
+    with world.uow() as uow:
+        upcoming = uow.bookings.list(query, limit=10, offset=0)
+        second = uow.bookings.list(query, limit=1, offset=1)
+    assert _ids(upcoming) == _ids([held, paid])
+    assert _ids(second) == _ids([paid])
 
 
 def test_sqlite_reads_back_aware_utc(db_world: Backend) -> None:
@@ -448,7 +463,10 @@ def test_resource_and_venue_mappings(world: Backend) -> None:
     with world.uow() as uow:
         assert uow.resource_mappings.get(1, "court-a") == resource_mapping
         assert uow.resource_mappings.get(1, "nope") is None
-        assert uow.resource_mappings.list(1) == [resource_mapping]
+        assert uow.resource_mappings.list(1, limit=10, offset=0) == [resource_mapping]
+        assert uow.resource_mappings.list(1, limit=10, offset=1) == []
+        assert uow.resource_mappings.for_resources(1, [1, 2]) == [resource_mapping]
+        assert uow.resource_mappings.for_resources(1, [2]) == []
         assert uow.venue_mappings.get(1, "club-a") == venue_mapping
         assert uow.venue_mappings.get_by_id("vm-1") == venue_mapping
         assert uow.venue_mappings.list(None, ApprovalStatus.APPROVED) == []
@@ -459,6 +477,7 @@ def test_resource_and_venue_mappings(world: Backend) -> None:
         assert [m.approval_status for m in approved] == [ApprovalStatus.APPROVED]
         assert uow.venue_mappings.list(None, None) == approved
         assert uow.venue_mappings.list(2, None) == []
+        assert uow.venue_mappings.list(1, None, limit=1, offset=1) == []
 
 
 @pytest.mark.parametrize("kind", ["user", "resource", "venue"])

@@ -25,6 +25,7 @@ from booking_core.errors import (
     ValidationFailed,
 )
 from booking_core.memory import FixedClock, InMemoryStore, PlainPasswords, SandboxPayments, SequentialIds
+from booking_core.paging import Page
 from booking_core.usecases import auth, bookings, browse, clients, idempotency, operator, payments
 from booking_core.usecases.deps import Deps
 
@@ -256,8 +257,8 @@ def test_users_see_and_act_only_on_their_own(deps: Deps) -> None:
         bookings.cancel_booking(deps, ben, view.booking.id)
     with pytest.raises(PermissionDenied):
         payments.create_payment_intent(deps, ben, view.booking.id)
-    assert [v.booking.id for v in bookings.list_bookings(deps, anna)] == [view.booking.id]
-    assert bookings.list_bookings(deps, ben) == []
+    assert [v.booking.id for v in bookings.list_bookings(deps, anna).items] == [view.booking.id]
+    assert bookings.list_bookings(deps, ben).items == []
 
 
 def client_principal(deps: Deps, token: str = "client-token") -> Principal:
@@ -317,7 +318,7 @@ def test_clients_are_isolated(deps: Deps) -> None:
     with pytest.raises(MappingNotFound):
         clients.lookup_user(deps, 8, "u-1")
     other_view = Actor(user_id=None, client_id=8)
-    assert bookings.list_bookings(deps, other_view) == []
+    assert bookings.list_bookings(deps, other_view).items == []
     with pytest.raises(NotFound):
         bookings.get_booking(deps, other_view, view.booking.id)
     with pytest.raises(ValidationFailed) as unmapped:
@@ -344,9 +345,9 @@ def test_venue_mapping_needs_approval(deps: Deps) -> None:
     _mapping, venue, resources = clients.venue_resources(deps, 7, "v1")
     assert venue.id == 1
     assert [r.id for r, _m in resources] == [1, 2]
-    assert clients.list_venue_mappings(deps, 7, "approved")[0][0].id == reg.mapping.id
-    with pytest.raises(BadRequest):
-        clients.list_user_mappings(deps, 7, is_active=None, limit=1001, offset=0)
+    assert clients.list_venue_mappings(deps, 7, "approved").items[0][0].id == reg.mapping.id
+    with pytest.raises(ValidationFailed, match="1000"):
+        clients.list_user_mappings(deps, 7, page=Page(limit=1001))
 
 
 def test_availability_subtracts_bookings(deps: Deps) -> None:

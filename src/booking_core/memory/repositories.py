@@ -107,16 +107,19 @@ class MemoryBookings:
             lapsed_hold_ids=[b.id for b in self.expired_holds(now, resource_id) if b.span.overlaps(span)],
         )
 
-    def list(self, query: BookingQuery) -> builtins.list[Booking]:
+    def list(self, query: BookingQuery, *, limit: int, offset: int) -> builtins.list[Booking]:
+        now = query.upcoming_at
+
         def keep(b: Booking) -> bool:
             return (
                 (query.user_id is None or b.user_id == query.user_id)
                 and (query.client_id is None or b.client_id == query.client_id)
                 and (not query.only_client_bookings or b.client_id is not None)
-                and (query.starts_after is None or b.start > query.starts_after)
+                and (now is None or (b.start > now and b.blocks_time(now)))
             )
 
-        return sorted(filter(keep, self._rows.values()), key=lambda b: (b.start, b.id), reverse=True)
+        found = sorted(filter(keep, self._rows.values()), key=lambda b: (b.start, b.id), reverse=now is None)
+        return found[offset : offset + limit]
 
     def expired_holds(self, now: datetime, resource_id: int | None = None) -> builtins.list[Booking]:
         return [
@@ -234,8 +237,14 @@ class MemoryResourceMappings:
     def add(self, mapping: ResourceMapping) -> None:
         self._rows[mapping.id] = mapping
 
-    def list(self, client_id: int) -> builtins.list[ResourceMapping]:
-        return _ordered([m for m in self._rows.values() if m.client_id == client_id])
+    def list(self, client_id: int, *, limit: int, offset: int) -> builtins.list[ResourceMapping]:
+        return _ordered([m for m in self._rows.values() if m.client_id == client_id])[offset : offset + limit]
+
+    def for_resources(self, client_id: int, resource_ids: Sequence[int]) -> builtins.list[ResourceMapping]:
+        wanted = set(resource_ids)
+        return _ordered(
+            [m for m in self._rows.values() if m.client_id == client_id and m.resource_id in wanted]
+        )
 
 
 class MemoryVenueMappings:
@@ -259,9 +268,14 @@ class MemoryVenueMappings:
     save = add
 
     def list(
-        self, client_id: int | None, approval_status: ApprovalStatus | None
+        self,
+        client_id: int | None,
+        approval_status: ApprovalStatus | None,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
     ) -> builtins.list[VenueMapping]:
-        return _ordered(
+        found = _ordered(
             [
                 m
                 for m in self._rows.values()
@@ -269,6 +283,7 @@ class MemoryVenueMappings:
                 and (approval_status is None or m.approval_status is approval_status)
             ]
         )
+        return found[offset:] if limit is None else found[offset : offset + limit]
 
 
 class MemoryCommissions:

@@ -53,11 +53,15 @@ class ResourceQuery:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BookingQuery:
-    """Filters of a booking listing. At least one of ``user_id``/``client_id`` is set by callers."""
+    """Filters of a booking listing. At least one of ``user_id``/``client_id`` is set by callers.
+
+    ``upcoming_at``: only bookings that start after that instant and block time then (live, and
+    not a lapsed hold), listed soonest first; without it every booking, latest start first.
+    """
 
     user_id: str | None = None
     client_id: int | None = None
-    starts_after: datetime | None = None
+    upcoming_at: datetime | None = None
     only_client_bookings: bool = False
 
 
@@ -120,8 +124,8 @@ class Bookings(Protocol):
         no longer block, but the storage's overlap guard still counts them until they are expired.
         """
 
-    def list(self, query: BookingQuery) -> builtins.list[Booking]:
-        """Bookings matching ``query``, newest start first."""
+    def list(self, query: BookingQuery, *, limit: int, offset: int) -> builtins.list[Booking]:
+        """At most ``limit`` bookings matching ``query`` from ``offset``, in its order (ties by id)."""
 
     def expired_holds(self, now: datetime, resource_id: int | None = None) -> builtins.list[Booking]:
         """Pending bookings whose hold lapsed at or before ``now``."""
@@ -183,7 +187,7 @@ class UserMappings(Protocol):
     def list(
         self, client_id: int, *, is_active: bool | None, limit: int, offset: int
     ) -> builtins.list[UserMapping]:
-        """The client's mappings ordered by creation then id."""
+        """At most ``limit`` of the client's mappings from ``offset``, ordered by creation then id."""
 
 
 class ResourceMappings(Protocol):
@@ -195,8 +199,11 @@ class ResourceMappings(Protocol):
     def add(self, mapping: ResourceMapping) -> None:
         """Store a new mapping."""
 
-    def list(self, client_id: int) -> builtins.list[ResourceMapping]:
-        """The client's mappings ordered by creation then id."""
+    def list(self, client_id: int, *, limit: int, offset: int) -> builtins.list[ResourceMapping]:
+        """At most ``limit`` of the client's mappings from ``offset``, ordered by creation then id."""
+
+    def for_resources(self, client_id: int, resource_ids: Sequence[int]) -> builtins.list[ResourceMapping]:
+        """The client's mappings of these resources."""
 
 
 class VenueMappings(Protocol):
@@ -215,9 +222,15 @@ class VenueMappings(Protocol):
         """Store a changed mapping."""
 
     def list(
-        self, client_id: int | None, approval_status: ApprovalStatus | None
+        self,
+        client_id: int | None,
+        approval_status: ApprovalStatus | None,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
     ) -> builtins.list[VenueMapping]:
-        """Mappings of one client (or all for None) ordered by creation then id."""
+        """Mappings of one client (or all for None) ordered by creation then id; at most ``limit``
+        (None: all) from ``offset``."""
 
 
 class Commissions(Protocol):

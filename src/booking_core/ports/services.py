@@ -37,6 +37,13 @@ class PasswordHasher(Protocol):
     def verify(self, password_hash: str, password: str) -> bool:
         """True when ``password`` matches ``password_hash``."""
 
+    def verify_dummy(self, password: str) -> None:
+        """Do the work of :meth:`verify` against a hash no password matches.
+
+        For a login without a hash to check (no such account), so that the answer takes as long
+        as for a wrong password and its timing does not tell whether the account exists.
+        """
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ProviderIntent:

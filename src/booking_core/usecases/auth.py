@@ -8,11 +8,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from booking_core.accounts import Actor, Language, Principal, User
-from booking_core.errors import BadRequest, MappingNotFound, NotAuthenticated, ValidationFailed
+from booking_core.errors import (
+    BadRequest,
+    MappingNotFound,
+    NotAuthenticated,
+    PermissionDenied,
+    ValidationFailed,
+)
+from booking_core.limits import MAX_PASSWORD, MIN_PASSWORD
 from booking_core.ports import UnitOfWork
 from booking_core.usecases.deps import Deps
 
-MIN_PASSWORD_LENGTH = 10
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 
@@ -44,9 +50,9 @@ def register_user(
 ) -> tuple[User, str]:
     """Create a direct user with a password and return it with a fresh token."""
     email = normalize_email(email)
-    if len(password) < MIN_PASSWORD_LENGTH:
+    if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise ValidationFailed(
-            f"Password must be at least {MIN_PASSWORD_LENGTH} characters long.", field="password"
+            f"Password must be {MIN_PASSWORD} to {MAX_PASSWORD} characters long.", field="password"
         )
     lang = parse_language(language)
     with deps.uow() as uow:
@@ -70,15 +76,19 @@ def register_user(
 
 
 def obtain_token(deps: Deps, *, email: str, password: str) -> str:
-    """A new token for a user whose password matches."""
+    """A new token for a user whose password matches.
+
+    Every refusal reads the same and costs one password verification, also when there is no
+    such account (or it has no password): neither the answer nor its timing tells who has one.
+    """
     with deps.uow() as uow:
         user = uow.users.get_by_email(email.strip().lower())
-        if (
-            user is None
-            or not user.is_active
-            or user.password_hash is None
-            or not deps.passwords.verify(user.password_hash, password)
-        ):
+        if user is None or user.password_hash is None:
+            deps.passwords.verify_dummy(password)
+            matches = False
+        else:
+            matches = deps.passwords.verify(user.password_hash, password) and user.is_active
+        if not matches or user is None:
             raise ValidationFailed("Unable to log in with the provided credentials.")
         token = deps.ids.new_token()
         uow.tokens.add(hash_token(token), Principal(user_id=user.id), deps.clock.now())
@@ -87,8 +97,13 @@ def obtain_token(deps: Deps, *, email: str, password: str) -> str:
 
 
 def logout(deps: Deps, token: str) -> None:
-    """Revoke the token the request was made with."""
+    """Revoke the user token the request was made with.
+
+    A client's service token is the partner's access as a whole; only the operator revokes it.
+    """
     with deps.uow() as uow:
+        if principal_in(uow, token).is_client:
+            raise PermissionDenied()
         uow.tokens.revoke(hash_token(token))
         uow.commit()
 

@@ -11,6 +11,7 @@ from booking_core.accounts import Actor
 from booking_core.booking import Booking, CancellationReason
 from booking_core.catalog import Resource
 from booking_core.errors import BadRequest, NotFound, PermissionDenied, ValidationFailed
+from booking_core.paging import Page, Paged, fetch_page
 from booking_core.payments import PaymentStatus
 from booking_core.ports import BookingQuery, UnitOfWork
 from booking_core.pricing import quote
@@ -132,19 +133,23 @@ def create_booking(
     return view
 
 
-def list_bookings(deps: Deps, actor: Actor, *, upcoming: bool = False) -> list[BookingView]:
-    """The caller's bookings: a user's own, or those made through a client (for one user if named)."""
+def list_bookings(
+    deps: Deps, actor: Actor, *, upcoming: bool = False, page: Page | None = None
+) -> Paged[BookingView]:
+    """One page of the caller's bookings: a user's own, or those made through a client (for one
+    user if named); latest start first, or with ``upcoming`` the live ones ahead, soonest first."""
     now = deps.clock.now()
-    query = BookingQuery(
+    query = BookingQuery(  # exactly what ``can_see`` allows the actor
         user_id=actor.user_id,
         client_id=actor.client_id,
-        starts_after=now if upcoming else None,
+        upcoming_at=now if upcoming else None,
         only_client_bookings=actor.client_id is not None,
     )
     with deps.read() as uow:
-        found = uow.bookings.list(query)
-        views = [booking_view(uow, b, now) for b in found if can_see(actor, b)]
-    return [v for v in views if v.is_upcoming] if upcoming else views
+        found = fetch_page(
+            page or Page(), lambda limit, offset: uow.bookings.list(query, limit=limit, offset=offset)
+        )
+        return found.map(lambda booking: booking_view(uow, booking, now))
 
 
 def get_booking(deps: Deps, actor: Actor, booking_id: str) -> BookingView:

@@ -17,6 +17,7 @@ from booking_core.availability import (
 )
 from booking_core.catalog import Resource
 from booking_core.errors import BadRequest, NotFound, ValidationFailed
+from booking_core.limits import parse_date
 from booking_core.ports import ResourceQuery, UnitOfWork
 from booking_core.pricing import DEMAND_WINDOW, demand_level
 from booking_core.timerange import TimeRange
@@ -59,9 +60,9 @@ def parse_date_range(start: str | None, end: str | None) -> tuple[date, date]:
     if not start or not end:
         raise BadRequest("start_date and end_date are required (YYYY-MM-DD).")
     try:
-        start_date, end_date = date.fromisoformat(start), date.fromisoformat(end)
-    except ValueError:
-        raise BadRequest("start_date and end_date must be dates in the form YYYY-MM-DD.") from None
+        start_date, end_date = parse_date(start), parse_date(end)
+    except ValueError as error:
+        raise BadRequest(f"start_date and end_date {error}.") from None
     if end_date < start_date:
         raise BadRequest("end_date must not be before start_date.")
     if (end_date - start_date).days > MAX_RANGE_DAYS:
@@ -145,7 +146,7 @@ def render_availability(
     first, last = parse_date_range(start_date, end_date)
     now = deps.clock.now()
     with deps.read() as uow:
-        rid = resolve_resource_id(uow, resource_id, resource_external_id, client_id)
+        rid = resolve_resource_id(uow, resource_id, resource_external_id, client_id, id_name="resource_id")
         key = ("availability", render, rid, first, last)
         version = uow.resources.data_version(rid)
         if version is not None and (hit := deps.views.get(key, version, now)) is not None:
@@ -213,12 +214,22 @@ def _next_lapse(booked: list[BookedSlot], now: datetime) -> datetime | None:
 
 
 def resolve_resource_id(
-    uow: UnitOfWork, resource_id: int | None, resource_external_id: str | None, client_id: int | None
+    uow: UnitOfWork,
+    resource_id: int | None,
+    resource_external_id: str | None,
+    client_id: int | None,
+    *,
+    id_name: str = "resource",
 ) -> int:
-    """The internal id named by exactly one of ``resource_id`` and a client's external id."""
+    """The internal id named by exactly one of ``resource_id`` and a client's external id.
+
+    ``id_name`` is what the caller calls the internal id (``resource`` in a booking's body,
+    ``resource_id`` in the availability query), for the messages.
+    """
+    exactly_one = f"Provide exactly one of {id_name} or resource_external_id."
     if resource_external_id is not None:
         if resource_id is not None:
-            raise ValidationFailed("Provide exactly one of resource or resource_external_id.")
+            raise ValidationFailed(exactly_one)
         if client_id is None:
             raise ValidationFailed(
                 "resource_external_id can only be used with a client token.", field="resource_external_id"
@@ -231,5 +242,5 @@ def resolve_resource_id(
             )
         return mapping.resource_id
     if resource_id is None:
-        raise ValidationFailed("Provide exactly one of resource or resource_external_id.")
+        raise ValidationFailed(exactly_one)
     return resource_id

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from booking_core.accounts import ApprovalStatus, ResourceMapping, User, UserMapping, VenueMapping
 from booking_core.catalog import Resource, Venue
 from booking_core.commission import Commission
 from booking_core.errors import BadRequest, Forbidden, MappingNotFound, ValidationFailed
+from booking_core.limits import MAX_EXTERNAL_ID, parse_month
+from booking_core.paging import Page, Paged, fetch_page
 from booking_core.usecases.auth import normalize_email, parse_language
 from booking_core.usecases.deps import Deps
 
-MAX_PAGE_SIZE = 1000
-_MONTH = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
+M = TypeVar("M")
+X = TypeVar("X")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -48,8 +49,8 @@ class VenueRegistration:
 
 def _external_id(value: str) -> str:
     cleaned = value.strip()
-    if not cleaned or len(cleaned) > 255:
-        raise ValidationFailed("External id must be 1 to 255 characters.", field="external_id")
+    if not cleaned or len(cleaned) > MAX_EXTERNAL_ID:
+        raise ValidationFailed(f"External id must be 1 to {MAX_EXTERNAL_ID} characters.", field="external_id")
     return cleaned
 
 
@@ -113,17 +114,17 @@ def lookup_user(deps: Deps, client_id: int, external_id: str) -> tuple[UserMappi
 
 
 def list_user_mappings(
-    deps: Deps, client_id: int, *, is_active: bool | None, limit: int, offset: int
-) -> list[tuple[UserMapping, User]]:
+    deps: Deps, client_id: int, *, is_active: bool | None = None, page: Page | None = None
+) -> Paged[tuple[UserMapping, User]]:
     """One page of the client's user mappings, oldest first."""
-    if not 1 <= limit <= MAX_PAGE_SIZE:
-        raise BadRequest(f"limit must be between 1 and {MAX_PAGE_SIZE}.")
-    if offset < 0:
-        raise BadRequest("offset must not be negative.")
-    with deps.uow() as uow:
-        page = uow.user_mappings.list(client_id, is_active=is_active, limit=limit, offset=offset)
-        pairs = [(m, uow.users.get(m.user_id)) for m in page]
-    return [(m, u) for m, u in pairs if u is not None]
+    with deps.read() as uow:
+        found = fetch_page(
+            page or Page(),
+            lambda limit, offset: uow.user_mappings.list(
+                client_id, is_active=is_active, limit=limit, offset=offset
+            ),
+        )
+        return _joined(found, lambda m: uow.users.get(m.user_id))
 
 
 def register_resource(
@@ -164,11 +165,16 @@ def lookup_resource(deps: Deps, client_id: int, external_id: str) -> tuple[Resou
     return mapping, resource
 
 
-def list_resource_mappings(deps: Deps, client_id: int) -> list[tuple[ResourceMapping, Resource]]:
-    """The client's resource mappings, oldest first."""
-    with deps.uow() as uow:
-        pairs = [(m, uow.resources.get(m.resource_id)) for m in uow.resource_mappings.list(client_id)]
-    return [(m, r) for m, r in pairs if r is not None]
+def list_resource_mappings(
+    deps: Deps, client_id: int, *, page: Page | None = None
+) -> Paged[tuple[ResourceMapping, Resource]]:
+    """One page of the client's resource mappings, oldest first."""
+    with deps.read() as uow:
+        found = fetch_page(
+            page or Page(),
+            lambda limit, offset: uow.resource_mappings.list(client_id, limit=limit, offset=offset),
+        )
+        return _joined(found, lambda m: uow.resources.get(m.resource_id))
 
 
 def register_venue(
@@ -219,13 +225,22 @@ def parse_approval_status(status: str | None) -> ApprovalStatus | None:
 
 
 def list_venue_mappings(
-    deps: Deps, client_id: int, approval_status: str | None
-) -> list[tuple[VenueMapping, Venue]]:
-    """The client's venue mappings, oldest first, optionally by approval status."""
+    deps: Deps, client_id: int, approval_status: str | None = None, *, page: Page | None = None
+) -> Paged[tuple[VenueMapping, Venue]]:
+    """One page of the client's venue mappings, oldest first, optionally by approval status."""
     status = parse_approval_status(approval_status)
-    with deps.uow() as uow:
-        pairs = [(m, uow.resources.get_venue(m.venue_id)) for m in uow.venue_mappings.list(client_id, status)]
-    return [(m, v) for m, v in pairs if v is not None]
+    with deps.read() as uow:
+        found = fetch_page(
+            page or Page(),
+            lambda limit, offset: uow.venue_mappings.list(client_id, status, limit=limit, offset=offset),
+        )
+        return _joined(found, lambda m: uow.resources.get_venue(m.venue_id))
+
+
+def _joined(found: Paged[M], lookup: Callable[[M], X | None]) -> Paged[tuple[M, X]]:
+    """Each mapping of a page with what it points at (which the foreign keys keep from missing)."""
+    pairs = [(m, lookup(m)) for m in found.items]
+    return Paged([(m, x) for m, x in pairs if x is not None], found.next_offset)
 
 
 def venue_resources(
@@ -237,15 +252,18 @@ def venue_resources(
     mapping, venue = lookup_venue(deps, client_id, venue_external_id)
     if mapping.approval_status is not ApprovalStatus.APPROVED or not mapping.is_active:
         raise Forbidden("venue mapping is not approved")
-    with deps.uow() as uow:
+    with deps.read() as uow:
         resources = uow.resources.for_venue(venue.id)
-        by_resource = {m.resource_id: m for m in uow.resource_mappings.list(client_id)}
+        mapped = uow.resource_mappings.for_resources(client_id, [r.id for r in resources])
+    by_resource = {m.resource_id: m for m in mapped}
     return mapping, venue, [(r, by_resource.get(r.id)) for r in resources]
 
 
 def list_commissions(deps: Deps, client_id: int, month: str | None) -> list[Commission]:
     """The client's commission records of one month (``YYYY-MM``)."""
-    if not month or not _MONTH.match(month):
-        raise BadRequest("month is required in the form YYYY-MM.")
-    with deps.uow() as uow:
+    try:
+        month = parse_month(month or "")
+    except ValueError as error:
+        raise BadRequest(f"month is required: {error}.") from None
+    with deps.read() as uow:
         return uow.commissions.list(client_id=client_id, month=month)

@@ -12,22 +12,33 @@ from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
+from booking_core.limits import MAX_BODY_BYTES
 from booking_core.usecases.deps import Deps
 from entrypoints.http.errors import handle_exception
-from entrypoints.http.inputs import reject_null_characters
-from entrypoints.http.ratelimit import UNLIMITED_OPT_KEY, rate_limit_middleware
+from entrypoints.http.hashing import HASHING_STATE, HashingPool
+from entrypoints.http.inputs import check_request
+from entrypoints.http.ratelimit import (
+    KNOWN_TOKENS_STATE,
+    UNLIMITED_OPT_KEY,
+    KnownTokens,
+    counter_stores,
+    rate_limit_middleware,
+)
 from entrypoints.http.routes import auth, bookings, client, resources
 from entrypoints.http.routes.health import health
 from entrypoints.http.routes.index import api_index
 from entrypoints.http.routes.webhooks import provider_webhook
+from entrypoints.http.throttle import THROTTLE_STATE, Throttle
 
-MAX_BODY_BYTES = 1024 * 1024
 API_PREFIX = "/api/v1"
 
 
 class _Settings(Protocol):
     @property
     def rate_limit_per_minute(self) -> int: ...
+
+    @property
+    def login_rate_limit_per_minute(self) -> int: ...
 
     @property
     def stripe_webhook_secret(self) -> str: ...
@@ -65,9 +76,10 @@ def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
         dependencies={
             "deps": Provide(lambda: deps, use_cache=True, sync_to_thread=False),
         },
-        before_request=reject_null_characters,
+        before_request=check_request,
         exception_handlers={Exception: handle_exception},
         middleware=[metrics.middleware, *rate_limit_middleware(services.settings.rate_limit_per_minute)],
+        stores=counter_stores(),
         request_max_body_size=MAX_BODY_BYTES,
         openapi_config=_openapi(),
         state=_state(services),
@@ -121,5 +133,8 @@ def _state(services: AppServices) -> State:
             "deps": services.deps,
             "ping": services.ping,
             "webhook_secret": services.settings.stripe_webhook_secret,
+            KNOWN_TOKENS_STATE: KnownTokens(),
+            THROTTLE_STATE: Throttle(services.settings.login_rate_limit_per_minute),
+            HASHING_STATE: HashingPool(),
         }
     )

@@ -14,9 +14,11 @@ from litestar.connection import ASGIConnection, Request
 from litestar.handlers import BaseRouteHandler
 
 from booking_core.accounts import Actor, Principal
-from booking_core.errors import NotAuthenticated, PermissionDenied
+from booking_core.errors import NotAuthenticated, PermissionDenied, ValidationFailed
+from booking_core.limits import MAX_EXTERNAL_ID
 from booking_core.usecases.auth import TokenCaller, authenticate, resolve_actor
 from booking_core.usecases.deps import Deps
+from entrypoints.http.ratelimit import known_tokens
 
 _PRINCIPAL = "principal"
 _TOKEN = "token"  # noqa: S105 - a state key, not a credential
@@ -48,13 +50,19 @@ def deps_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Deps:
     return deps
 
 
+def _identified(connection: ASGIConnection[Any, Any, Any, Any], token: str, principal: Principal) -> None:
+    """Remember who the request's valid token belongs to; from now on it is rate limited on its own."""
+    connection.state[_PRINCIPAL] = principal
+    connection.state[_TOKEN] = token
+    known_tokens(connection).add(token)
+
+
 async def _authenticate(connection: ASGIConnection[Any, Any, Any, Any], *, required: bool) -> None:
     token = token_from_header(connection.headers.get("authorization"))
     if token is None and not required:
         return
     principal = await sync_to_thread(authenticate, deps_of(connection), token)
-    connection.state[_PRINCIPAL] = principal
-    connection.state[_TOKEN] = token
+    _identified(connection, token or "", principal)
 
 
 async def optional_token(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
@@ -129,19 +137,21 @@ def check_token(request: Request[Any, Any, Any], deps: Deps) -> Principal:
     """Look the request's token up now (in a worker thread) and remember its principal."""
     principal = principal_of(request)
     if principal is None:
-        principal = authenticate(deps, request.state.get(_TOKEN))
-        request.state[_PRINCIPAL] = principal
+        token = request.state.get(_TOKEN)
+        principal = authenticate(deps, token)
+        _identified(request, token, principal)
     return principal
 
 
 def token_caller(request: Request[Any, Any, Any]) -> TokenCaller:
     """The caller for a use case that authenticates the token in its own transaction."""
-    state = request.state
+    token: str = request.state[_TOKEN]
+    user_id, external_user_id = user_headers(request)
     return TokenCaller(
-        token=state[_TOKEN],
-        user_id=request.headers.get(USER_ID_HEADER) or None,
-        external_user_id=request.headers.get(EXTERNAL_USER_ID_HEADER) or None,
-        on_identified=lambda principal: state.__setitem__(_PRINCIPAL, principal),
+        token=token,
+        user_id=user_id,
+        external_user_id=external_user_id,
+        on_identified=lambda principal: _identified(request, token, principal),
     )
 
 
@@ -151,10 +161,22 @@ def acting_user(request: Request[Any, Any, Any], deps: Deps, *, required: bool =
     A user token acts for its user. A client names one with a user header; ``required=False`` (reads)
     lets a client without a header see all of its own bookings.
     """
+    user_id, external_user_id = user_headers(request)
     return resolve_actor(  # a user token acts for its user without a lookup
         deps,
         provide_principal(request),
-        user_id=request.headers.get(USER_ID_HEADER) or None,
-        external_user_id=request.headers.get(EXTERNAL_USER_ID_HEADER) or None,
+        user_id=user_id,
+        external_user_id=external_user_id,
         required=required,
     )
+
+
+def user_headers(request: Request[Any, Any, Any]) -> tuple[str | None, str | None]:
+    """The ``X-User-ID`` and ``X-User-External-ID`` headers; a value too long to name anyone is a 400."""
+    found = {name: request.headers.get(name) or None for name in (USER_ID_HEADER, EXTERNAL_USER_ID_HEADER)}
+    for name, value in found.items():
+        if value is not None and len(value) > MAX_EXTERNAL_ID:
+            raise ValidationFailed(
+                f"Ensure this field has no more than {MAX_EXTERNAL_ID} characters.", field=name
+            )
+    return found[USER_ID_HEADER], found[EXTERNAL_USER_ID_HEADER]

@@ -1,8 +1,10 @@
 """``Idempotency-Key`` on the POSTs that create something: a retry replays the first response.
 
-The key is scoped to the caller (token principal) and the endpoint. Two requests are "the same" when
-their decoded bodies are equal (compared canonically, so key order and whitespace do not matter) and
-they act for the same user. The same key with another request is refused with 422.
+The key (1 to 255 printable ASCII characters, checked as the header is read and never cut, so two
+keys never share a record) is scoped to the caller (token principal) and the endpoint. Two requests
+are "the same" when their decoded bodies are equal (compared canonically, so key order and
+whitespace do not matter) and they act for the same user. The same key with another request is
+refused with 422.
 
 The first response is stored in the same transaction as the work it answers: both are durable, or
 neither is. When two requests with one key race, the loser's transaction fails (on the slot or on the
@@ -23,9 +25,7 @@ from booking_core.ports import IdempotencyRecord, UnitOfWork
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.idempotency import remember_in, replay, request_fingerprint
 
-IDEMPOTENCY_KEY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
-_MAX_KEY_LENGTH = 255
 
 V = TypeVar("V")
 #: What a use case calls, inside its transaction and before committing, with its result.
@@ -48,9 +48,8 @@ def idempotent(
     ``run`` calls the use case, passing on the recorder it is given (None without a key);
     ``render`` turns the use case's result into the status and body of the response.
     """
-    if not key:
+    if key is None:
         return json_response(*render(run(None)))
-    key = key.strip()[:_MAX_KEY_LENGTH]
     scope = f"{endpoint}|client:{principal.client_id or '-'}|user:{principal.user_id or '-'}"
     canonical = msgspec.json.encode({"actor": actor.user_id, "body": body}, order="sorted")
     fingerprint = request_fingerprint("POST", endpoint, canonical)

@@ -1,29 +1,92 @@
-"""Per-caller rate limiting with Litestar's own middleware.
+"""Per-caller rate limiting with Litestar's own middleware, and the stores of every counter.
 
-A request with an ``Authorization`` header is counted against its token (hashed, so the store never
-holds a credential); an anonymous one against its client address. Health and metrics are never
-limited, so probes and scrapers keep working under load.
+A request is counted against its token only once this process has found the token valid
+(:class:`KnownTokens`); any other request, anonymous or with an unknown or made-up token, is
+counted against its client address, so inventing tokens never escapes the limit. Health and
+metrics are never limited, so probes and scrapers keep working under load.
 """
 
 from __future__ import annotations
 
 import hashlib
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
-from litestar.connection import Request
+from litestar.connection import ASGIConnection, Request
 from litestar.middleware.base import DefineMiddleware
 from litestar.middleware.rate_limit import RateLimitConfig, get_remote_address
+from litestar.stores.memory import MemoryStore
+from litestar.stores.registry import StoreRegistry
+
+from entrypoints.http.throttle import AUTH_THROTTLE_STORE
 
 UNLIMITED_PATHS = ["^/health/?$", "^/metrics/?$"]
 #: Route handlers with this key set in their ``opt`` are not limited either.
 UNLIMITED_OPT_KEY = "skip_rate_limit"
+#: Litestar's name of the rate-limit middleware's store.
+RATE_LIMIT_STORE = "rate_limit"
+#: Key of the application's :class:`KnownTokens` in its state.
+KNOWN_TOKENS_STATE = "known_tokens"
+
+
+def counter_stores() -> StoreRegistry:
+    """The stores of every request counter: the rate limit's and the login throttle's.
+
+    In memory, each process counts on its own; a shared store (Redis) returned here makes the
+    counters common to every process without a change elsewhere.
+    """
+    return StoreRegistry({RATE_LIMIT_STORE: MemoryStore(), AUTH_THROTTLE_STORE: MemoryStore()})
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class KnownTokens:
+    """Tokens this process found valid lately (as hashes), at most ``size``, each for ``ttl`` seconds.
+
+    Forgetting them after a while makes a revoked token count against its address again soon.
+    """
+
+    def __init__(self, size: int = 10_000, ttl: float = 300.0, clock: Callable[[], float] = time.monotonic):
+        self._size, self._ttl, self._clock = size, ttl, clock
+        self._seen: OrderedDict[str, float] = OrderedDict()
+        self._lock = threading.Lock()  # the guards run in the event loop, token checks in threads
+
+    def add(self, token: str) -> None:
+        """Remember that ``token`` was just found valid."""
+        with self._lock:
+            self._seen[_digest(token)] = self._clock()
+            self._seen.move_to_end(_digest(token))
+            while len(self._seen) > self._size:
+                self._seen.popitem(last=False)
+
+    def discard(self, token: str) -> None:
+        """Forget ``token`` (it was revoked)."""
+        with self._lock:
+            self._seen.pop(_digest(token), None)
+
+    def __contains__(self, token: object) -> bool:
+        with self._lock:
+            seen = self._seen.get(_digest(str(token)))
+        return seen is not None and self._clock() - seen < self._ttl
+
+
+def known_tokens(connection: ASGIConnection[Any, Any, Any, Any]) -> KnownTokens:
+    """The application's :class:`KnownTokens`."""
+    tokens: KnownTokens = connection.app.state[KNOWN_TOKENS_STATE]
+    return tokens
 
 
 def caller_key(request: Request[Any, Any, Any]) -> str:
-    """The token behind the request if it sends one, else its client address."""
-    authorization = request.headers.get("authorization")
-    if authorization:
-        return "token:" + hashlib.sha256(authorization.strip().encode()).hexdigest()[:32]
+    """The request's token if this process knows it to be valid, else its client address."""
+    scheme, _, token = (request.headers.get("authorization") or "").strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() == "token" and token and token in known_tokens(request):
+        return "token:" + _digest(token)[:32]
     return "addr:" + get_remote_address(request)
 
 
@@ -36,5 +99,6 @@ def rate_limit_middleware(per_minute: int) -> list[DefineMiddleware]:
         exclude=UNLIMITED_PATHS,
         exclude_opt_key=UNLIMITED_OPT_KEY,
         identifier_for_request=caller_key,
+        store=RATE_LIMIT_STORE,
     )
     return [config.middleware]

@@ -67,7 +67,11 @@ class TokenRow(Base):
 
 class UserMappingRow(Base):
     __tablename__ = "user_mappings"
-    __table_args__ = (UniqueConstraint("client_id", "external_id"), Index(None, "client_id", "user_id"))
+    __table_args__ = (
+        UniqueConstraint("client_id", "external_id"),
+        Index(None, "client_id", "user_id"),
+        Index(None, "client_id", "created_at", "id"),  # the client's list, in its order
+    )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
     client_id: Mapped[int] = mapped_column(ForeignKey("clients.id", ondelete="CASCADE"))
@@ -79,7 +83,10 @@ class UserMappingRow(Base):
 
 class ResourceMappingRow(Base):
     __tablename__ = "resource_mappings"
-    __table_args__ = (UniqueConstraint("client_id", "external_id"),)
+    __table_args__ = (
+        UniqueConstraint("client_id", "external_id"),
+        Index(None, "client_id", "created_at", "id"),
+    )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
     client_id: Mapped[int] = mapped_column(ForeignKey("clients.id", ondelete="CASCADE"))
@@ -92,7 +99,10 @@ class ResourceMappingRow(Base):
 
 class VenueMappingRow(Base):
     __tablename__ = "venue_mappings"
-    __table_args__ = (UniqueConstraint("client_id", "external_id"),)
+    __table_args__ = (
+        UniqueConstraint("client_id", "external_id"),
+        Index(None, "client_id", "created_at", "id"),
+    )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
     client_id: Mapped[int] = mapped_column(ForeignKey("clients.id", ondelete="CASCADE"))

@@ -19,8 +19,8 @@ PENDING_STATUS_SQL = "status = 'pending'"
 LIVE_STATUS_SQL = "status IN ('confirmed', 'paid')"
 
 
-def _partial_index(name: str, column: str, *, where: str) -> Index:
-    return Index(name, column, postgresql_where=text(where), sqlite_where=text(where))
+def _partial_index(name: str, *columns: str, where: str) -> Index:
+    return Index(name, *columns, postgresql_where=text(where), sqlite_where=text(where))
 
 
 class BookingRow(Base):
@@ -33,7 +33,11 @@ class BookingRow(Base):
         # prepared statements can use them.
         _partial_index("ix_bookings_live_end_at", "end_at", where=LIVE_STATUS_SQL),  # the completion sweep
         _partial_index("ix_bookings_pending_hold_expires_at", "hold_expires_at", where=PENDING_STATUS_SQL),
-        _partial_index("ix_bookings_client_id", "client_id", where="client_id IS NOT NULL"),
+        # The booking lists (latest first, upcoming soonest first) of a user and of a client.
+        Index(None, "user_id", "start_at", "id"),
+        _partial_index(
+            "ix_bookings_client_id_start_at_id", "client_id", "start_at", "id", where="client_id IS NOT NULL"
+        ),
         # PostgreSQL only (btree_gist): no two blocking bookings of one resource may overlap, whatever
         # the application does. On SQLite, BEGIN IMMEDIATE serializes the check-then-insert instead.
         ExcludeConstraint(
@@ -48,7 +52,7 @@ class BookingRow(Base):
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
     reference_code: Mapped[str] = mapped_column(String(16), unique=True)
     resource_id: Mapped[int] = mapped_column(ForeignKey("resources.id", ondelete="RESTRICT"))
-    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="RESTRICT"), index=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="RESTRICT"))
     client_id: Mapped[int | None] = mapped_column(ForeignKey("clients.id", ondelete="RESTRICT"))
     start_at: Mapped[datetime] = mapped_column(UtcDateTime)
     end_at: Mapped[datetime] = mapped_column(UtcDateTime)

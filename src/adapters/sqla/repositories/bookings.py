@@ -134,17 +134,25 @@ class SqlaBookings:
         params = {"resource_id": resource_id, "start": span.start, "end": span.end}
         return self._session.connection().execute(_CHECK_POSTGRES if self._postgres else _CHECK, params).all()
 
-    def list(self, query: BookingQuery) -> builtins.list[Booking]:
-        stmt = select(BookingRow).order_by(BookingRow.start_at.desc(), BookingRow.id.desc())
+    def list(self, query: BookingQuery, *, limit: int, offset: int) -> builtins.list[Booking]:
+        # (user_id, start_at, id) and the partial (client_id, start_at, id) serve both orders
+        now = query.upcoming_at
+        if now is None:
+            stmt = select(BookingRow).order_by(BookingRow.start_at.desc(), BookingRow.id.desc())
+        else:
+            stmt = (
+                select(BookingRow)
+                .where(BookingRow.start_at > now, _BLOCKS_AT)
+                .order_by(BookingRow.start_at, BookingRow.id)
+                .params(now=now)
+            )
         if query.user_id is not None:
             stmt = stmt.where(BookingRow.user_id == query.user_id)
         if query.client_id is not None:
             stmt = stmt.where(BookingRow.client_id == query.client_id)
         if query.only_client_bookings:
             stmt = stmt.where(BookingRow.client_id.is_not(None))
-        if query.starts_after is not None:
-            stmt = stmt.where(BookingRow.start_at > query.starts_after)
-        return [booking_to_domain(row) for row in self._session.scalars(stmt)]
+        return [booking_to_domain(row) for row in self._session.scalars(stmt.limit(limit).offset(offset))]
 
     def expired_holds(self, now: datetime, resource_id: int | None = None) -> builtins.list[Booking]:
         stmt = (
@@ -226,24 +234,19 @@ _HOLD_LAPSED = and_(
     _T.c.hold_expires_at <= bindparam("now", type_=UtcDateTime),
 )
 
+# As Booking.blocks_time at :now: confirmed and paid always block, pending only while its hold
+# lasts. The statuses are literal SQL, like the partial indexes' predicates.
+_BLOCKS_AT = or_(
+    text(LIVE_STATUS_SQL),
+    and_(
+        text(PENDING_STATUS_SQL),
+        or_(_T.c.hold_expires_at.is_(None), _T.c.hold_expires_at > bindparam("now", type_=UtcDateTime)),
+    ),
+)
+
 
 def _blocked(overlaps: ColumnElement[bool]) -> Select[Any]:
-    # As Booking.blocks_time: confirmed and paid always block, pending only while its hold lasts.
-    # The statuses are literal SQL, like the partial indexes' predicates.
-    return (
-        select(*_SLOT_COLUMNS)
-        .where(
-            overlaps,
-            or_(
-                text(LIVE_STATUS_SQL),
-                and_(
-                    text(PENDING_STATUS_SQL),
-                    or_(_T.c.hold_expires_at.is_(None), _T.c.hold_expires_at > bindparam("now")),
-                ),
-            ),
-        )
-        .order_by(_T.c.start_at, _T.c.id)
-    )
+    return select(*_SLOT_COLUMNS).where(overlaps, _BLOCKS_AT).order_by(_T.c.start_at, _T.c.id)
 
 
 def _check(overlaps: ColumnElement[bool]) -> Select[Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+from collections.abc import Sequence
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -120,10 +121,22 @@ class SqlaResourceMappings:
         )
         self._session.flush()
 
-    def list(self, client_id: int) -> builtins.list[ResourceMapping]:
+    def list(self, client_id: int, *, limit: int, offset: int) -> builtins.list[ResourceMapping]:
         stmt = (
             select(ResourceMappingRow)
             .filter_by(client_id=client_id)
+            .order_by(ResourceMappingRow.created_at, ResourceMappingRow.id)
+            .limit(limit)
+            .offset(offset)
+        )
+        return [resource_mapping_to_domain(row) for row in self._session.scalars(stmt)]
+
+    def for_resources(self, client_id: int, resource_ids: Sequence[int]) -> builtins.list[ResourceMapping]:
+        stmt = (
+            select(ResourceMappingRow)
+            .where(
+                ResourceMappingRow.client_id == client_id, ResourceMappingRow.resource_id.in_(resource_ids)
+            )
             .order_by(ResourceMappingRow.created_at, ResourceMappingRow.id)
         )
         return [resource_mapping_to_domain(row) for row in self._session.scalars(stmt)]
@@ -157,13 +170,19 @@ class SqlaVenueMappings:
         self._session.flush()
 
     def list(
-        self, client_id: int | None, approval_status: ApprovalStatus | None
+        self,
+        client_id: int | None,
+        approval_status: ApprovalStatus | None,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
     ) -> builtins.list[VenueMapping]:
         stmt = select(VenueMappingRow).order_by(VenueMappingRow.created_at, VenueMappingRow.id)
         if client_id is not None:
             stmt = stmt.filter_by(client_id=client_id)
         if approval_status is not None:
             stmt = stmt.filter_by(approval_status=approval_status.value)
+        stmt = stmt.limit(limit).offset(offset)
         return [venue_mapping_to_domain(row) for row in self._session.scalars(stmt)]
 
 

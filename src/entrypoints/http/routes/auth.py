@@ -1,4 +1,8 @@
-"""Direct users: sign up, obtain a token, log out."""
+"""Direct users: sign up, obtain a token, log out.
+
+Sign-up and login are throttled per client address and per email (``throttle``), then run on the
+password-hashing pool (``hashing``), never on the threads that serve the other requests.
+"""
 
 from __future__ import annotations
 
@@ -11,13 +15,22 @@ from litestar.params import JSONBody
 from booking_core.usecases import auth
 from booking_core.usecases.deps import Deps
 from entrypoints.http.auth import provide_token, token_required
+from entrypoints.http.hashing import hashing_pool
+from entrypoints.http.ratelimit import known_tokens
 from entrypoints.http.structs.auth import CredentialsIn, Registered, RegisterIn, TokenOut
+from entrypoints.http.throttle import count_attempt
+
+AnyRequest = Request[Any, Any, Any]
 
 
-@post("/register/", sync_to_thread=True)
-def register(deps: NamedDependency[Deps], data: JSONBody[RegisterIn]) -> Registered:
+@post("/register/")
+async def register(
+    request: AnyRequest, deps: NamedDependency[Deps], data: JSONBody[RegisterIn]
+) -> Registered:
     """Create a user with a password; answers with the first token."""
-    user, token = auth.register_user(
+    await count_attempt(request, "register", data.email)
+    user, token = await hashing_pool(request).run(
+        auth.register_user,
         deps,
         email=data.email,
         password=data.password,
@@ -28,21 +41,22 @@ def register(deps: NamedDependency[Deps], data: JSONBody[RegisterIn]) -> Registe
     return Registered(user_id=user.id, email=user.email, token=token)
 
 
-@post("/token/", sync_to_thread=True, status_code=200)
-def obtain_token(deps: NamedDependency[Deps], data: JSONBody[CredentialsIn]) -> TokenOut:
+@post("/token/", status_code=200)
+async def obtain_token(
+    request: AnyRequest, deps: NamedDependency[Deps], data: JSONBody[CredentialsIn]
+) -> TokenOut:
     """A new token for a matching email and password."""
-    return TokenOut(token=auth.obtain_token(deps, email=data.email, password=data.password))
+    await count_attempt(request, "login", data.email)
+    token = await hashing_pool(request).run(auth.obtain_token, deps, email=data.email, password=data.password)
+    return TokenOut(token=token)
 
 
-@post(
-    "/logout/",
-    guards=[token_required],
-    sync_to_thread=True,
-    status_code=204,
-)
-def logout(request: Request[Any, Any, Any], deps: NamedDependency[Deps]) -> None:
-    """Revoke the token this request was made with."""
-    auth.logout(deps, provide_token(request))
+@post("/logout/", guards=[token_required], sync_to_thread=True, status_code=204)
+def logout(request: AnyRequest, deps: NamedDependency[Deps]) -> None:
+    """Revoke the user token this request was made with (a client's token: 403, kept)."""
+    token = provide_token(request)
+    auth.logout(deps, token)
+    known_tokens(request).discard(token)
 
 
 router = Router(path="/auth", route_handlers=[register, obtain_token, logout], tags=["auth"])

@@ -6,15 +6,17 @@ client token's user lookup then costs no hop of its own, and the only dependency
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 from uuid import UUID
 
 from litestar import Request, Response, Router, get, post
 from litestar.di import NamedDependency
 from litestar.openapi import ResponseSpec
-from litestar.params import FromPath, HeaderParameter, JSONBody
+from litestar.params import FromPath, JSONBody
 
 from booking_core.accounts import Principal
+from booking_core.limits import DEFAULT_PAGE_SIZE
+from booking_core.paging import Page
 from booking_core.usecases import bookings, payments
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.views import BookingView
@@ -26,27 +28,34 @@ from entrypoints.http.auth import (
     token_caller,
     token_required,
 )
-from entrypoints.http.idempotency import IDEMPOTENCY_KEY_HEADER, idempotent, json_response
+from entrypoints.http.idempotency import idempotent, json_response
+from entrypoints.http.paging import LINK_HEADER, paged_response
 from entrypoints.http.structs.booking_requests import CancelIn, CreateBookingIn
 from entrypoints.http.structs.bookings import BookingDetail, BookingItem, CancelledOut, ClientBookingCreated
+from entrypoints.http.structs.fields import IdempotencyKey, Limit, Offset
 from entrypoints.http.structs.payments import PaymentIntentOut
 
 AnyRequest = Request[Any, Any, Any]
-IdempotencyKey = Annotated[str | None, HeaderParameter(name=IDEMPOTENCY_KEY_HEADER, required=False)]
 
 
-@get("/", sync_to_thread=True)
-def list_bookings(request: AnyRequest, deps: NamedDependency[Deps]) -> list[BookingItem]:
-    """The user's bookings; with a client token those made through the client."""
+@get("/", sync_to_thread=True, response_headers=[LINK_HEADER])
+def list_bookings(
+    request: AnyRequest, deps: NamedDependency[Deps], limit: Limit = DEFAULT_PAGE_SIZE, offset: Offset = 0
+) -> Response[list[BookingItem]]:
+    """The user's bookings, latest start first; with a client token those made through the client."""
     actor = acting_user(request, deps, required=False)
-    return [BookingItem.of(v) for v in bookings.list_bookings(deps, actor, upcoming=False)]
+    found = bookings.list_bookings(deps, actor, page=Page(limit=limit, offset=offset))
+    return paged_response(request, found, BookingItem.of)
 
 
-@get("/upcoming/", sync_to_thread=True)
-def list_upcoming(request: AnyRequest, deps: NamedDependency[Deps]) -> list[BookingItem]:
-    """Like the list, only live bookings that have not started."""
+@get("/upcoming/", sync_to_thread=True, response_headers=[LINK_HEADER])
+def list_upcoming(
+    request: AnyRequest, deps: NamedDependency[Deps], limit: Limit = DEFAULT_PAGE_SIZE, offset: Offset = 0
+) -> Response[list[BookingItem]]:
+    """Like the list, only live bookings that have not started, soonest first."""
     actor = acting_user(request, deps, required=False)
-    return [BookingItem.of(v) for v in bookings.list_bookings(deps, actor, upcoming=True)]
+    found = bookings.list_bookings(deps, actor, upcoming=True, page=Page(limit=limit, offset=offset))
+    return paged_response(request, found, BookingItem.of)
 
 
 @get("/{booking_id:uuid}/", sync_to_thread=True)

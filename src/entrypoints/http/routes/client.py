@@ -4,14 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Request, Router, get, post
+from litestar import Request, Response, Router, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromQuery, JSONBody
 
+from booking_core.limits import DEFAULT_PAGE_SIZE
+from booking_core.paging import Page
 from booking_core.usecases import clients
 from booking_core.usecases.deps import Deps
 from entrypoints.http.auth import client_token_required, provide_principal
+from entrypoints.http.paging import LINK_HEADER, paged_response
 from entrypoints.http.structs.commissions import CommissionOut
+from entrypoints.http.structs.fields import (
+    Limit,
+    Offset,
+    QueryExternalId,
+    QueryText,
+    RequiredExternalId,
+)
 from entrypoints.http.structs.mappings import (
     RegisterResourceIn,
     RegisterUserIn,
@@ -54,23 +64,24 @@ def register_user(
 
 @get("/users/lookup/", sync_to_thread=True)
 def lookup_user(
-    deps: NamedDependency[Deps], request: Request[Any, Any, Any], external_id: FromQuery[str]
+    deps: NamedDependency[Deps], request: Request[Any, Any, Any], external_id: RequiredExternalId
 ) -> UserMappingOut:
     """The user mapped to one external id (404 with an error body when unmapped)."""
     return UserMappingOut.of(clients.lookup_user(deps, _client(request), external_id))
 
 
-@get("/users/mappings/", sync_to_thread=True)
+@get("/users/mappings/", sync_to_thread=True, response_headers=[LINK_HEADER])
 def list_user_mappings(
     deps: NamedDependency[Deps],
     request: Request[Any, Any, Any],
     is_active: FromQuery[bool | None] = None,
-    limit: FromQuery[int] = clients.MAX_PAGE_SIZE,
-    offset: FromQuery[int] = 0,
-) -> list[UserMappingOut]:
-    """The client's user mappings, oldest first; ``limit`` at most 1000."""
-    page = clients.list_user_mappings(deps, _client(request), is_active=is_active, limit=limit, offset=offset)
-    return [UserMappingOut.of(p) for p in page]
+    limit: Limit = DEFAULT_PAGE_SIZE,
+    offset: Offset = 0,
+) -> Response[list[UserMappingOut]]:
+    """The client's user mappings, oldest first."""
+    page = Page(limit=limit, offset=offset)
+    found = clients.list_user_mappings(deps, _client(request), is_active=is_active, page=page)
+    return paged_response(request, found, UserMappingOut.of)
 
 
 @post("/resources/register/", sync_to_thread=True)
@@ -90,18 +101,22 @@ def register_resource(
 
 @get("/resources/lookup/", sync_to_thread=True)
 def lookup_resource(
-    deps: NamedDependency[Deps], request: Request[Any, Any, Any], external_id: FromQuery[str]
+    deps: NamedDependency[Deps], request: Request[Any, Any, Any], external_id: RequiredExternalId
 ) -> ResourceMappingOut:
     """The resource mapped to one external id."""
     return ResourceMappingOut.of(clients.lookup_resource(deps, _client(request), external_id))
 
 
-@get("/resources/mappings/", sync_to_thread=True)
+@get("/resources/mappings/", sync_to_thread=True, response_headers=[LINK_HEADER])
 def list_resource_mappings(
-    deps: NamedDependency[Deps], request: Request[Any, Any, Any]
-) -> list[ResourceMappingOut]:
+    deps: NamedDependency[Deps],
+    request: Request[Any, Any, Any],
+    limit: Limit = DEFAULT_PAGE_SIZE,
+    offset: Offset = 0,
+) -> Response[list[ResourceMappingOut]]:
     """The client's resource mappings, oldest first."""
-    return [ResourceMappingOut.of(p) for p in clients.list_resource_mappings(deps, _client(request))]
+    found = clients.list_resource_mappings(deps, _client(request), page=Page(limit=limit, offset=offset))
+    return paged_response(request, found, ResourceMappingOut.of)
 
 
 @post("/venues/register/", sync_to_thread=True)
@@ -121,29 +136,31 @@ def register_venue(
 
 @get("/venues/lookup/", sync_to_thread=True)
 def lookup_venue(
-    deps: NamedDependency[Deps], request: Request[Any, Any, Any], external_id: FromQuery[str]
+    deps: NamedDependency[Deps], request: Request[Any, Any, Any], external_id: RequiredExternalId
 ) -> VenueMappingOut:
     """The venue mapped to one external id, with its approval status."""
     return VenueMappingOut.of(clients.lookup_venue(deps, _client(request), external_id))
 
 
-@get("/venues/mappings/", sync_to_thread=True)
+@get("/venues/mappings/", sync_to_thread=True, response_headers=[LINK_HEADER])
 def list_venue_mappings(
     deps: NamedDependency[Deps],
     request: Request[Any, Any, Any],
-    approval_status: FromQuery[str | None] = None,
-) -> list[VenueMappingOut]:
+    approval_status: QueryText = None,
+    limit: Limit = DEFAULT_PAGE_SIZE,
+    offset: Offset = 0,
+) -> Response[list[VenueMappingOut]]:
     """The client's venue mappings, oldest first, optionally by approval status."""
-    return [
-        VenueMappingOut.of(p) for p in clients.list_venue_mappings(deps, _client(request), approval_status)
-    ]
+    page = Page(limit=limit, offset=offset)
+    found = clients.list_venue_mappings(deps, _client(request), approval_status, page=page)
+    return paged_response(request, found, VenueMappingOut.of)
 
 
 @get("/venues/resources/", sync_to_thread=True)
 def venue_resources(
     deps: NamedDependency[Deps],
     request: Request[Any, Any, Any],
-    venue_external_id: FromQuery[str | None] = None,
+    venue_external_id: QueryExternalId = None,
 ) -> VenueWithResources:
     """An approved venue with its resources and the client's ids for them."""
     return VenueWithResources.of(clients.venue_resources(deps, _client(request), venue_external_id))
@@ -151,7 +168,7 @@ def venue_resources(
 
 @get("/commissions/", sync_to_thread=True)
 def list_commissions(
-    deps: NamedDependency[Deps], request: Request[Any, Any, Any], month: FromQuery[str | None] = None
+    deps: NamedDependency[Deps], request: Request[Any, Any, Any], month: QueryText = None
 ) -> list[CommissionOut]:
     """The client's commission records of one month (``?month=YYYY-MM``)."""
     return [CommissionOut.of(c) for c in clients.list_commissions(deps, _client(request), month)]

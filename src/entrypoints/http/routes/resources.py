@@ -7,7 +7,7 @@ from typing import Any
 import msgspec
 from litestar import MediaType, Request, Response, Router, get
 from litestar.di import NamedDependency
-from litestar.params import FromPath, FromQuery
+from litestar.params import FromQuery
 
 from booking_core.errors import NotAuthenticated
 from booking_core.ports import ResourceQuery
@@ -15,15 +15,16 @@ from booking_core.usecases import browse
 from booking_core.usecases.deps import Deps
 from entrypoints.http.auth import optional_token, principal_of
 from entrypoints.http.structs.availability import AvailabilityOut, RawAvailabilityOut
+from entrypoints.http.structs.fields import PathId, QueryExternalId, QueryInt64, QueryText
 from entrypoints.http.structs.resources import ResourceDetailOut, ResourceItem
 
 
 @get("/", sync_to_thread=True)
 def list_resources(
     deps: NamedDependency[Deps],
-    venue: FromQuery[int | None] = None,
-    venue_slug: FromQuery[str | None] = None,
-    activity: FromQuery[int | None] = None,
+    venue: QueryInt64 = None,
+    venue_slug: QueryText = None,
+    activity: QueryInt64 = None,
     is_active: FromQuery[bool] = True,
     is_bookable: FromQuery[bool] = True,
 ) -> list[ResourceItem]:
@@ -39,7 +40,7 @@ def list_resources(
 
 
 @get("/{resource_id:int}/", sync_to_thread=True)
-def get_resource(deps: NamedDependency[Deps], resource_id: FromPath[int]) -> ResourceDetailOut:
+def get_resource(deps: NamedDependency[Deps], resource_id: PathId) -> ResourceDetailOut:
     """One resource with its venue, schedules and current demand."""
     return ResourceDetailOut.of(browse.get_resource(deps, resource_id))
 
@@ -47,7 +48,7 @@ def get_resource(deps: NamedDependency[Deps], resource_id: FromPath[int]) -> Res
 @get("/{resource_id:int}/availability/", sync_to_thread=True)
 def get_raw_availability(
     deps: NamedDependency[Deps],
-    resource_id: FromPath[int],
+    resource_id: PathId,
     start_date: FromQuery[str | None] = None,
     end_date: FromQuery[str | None] = None,
 ) -> Response[RawAvailabilityOut]:
@@ -65,8 +66,8 @@ def _raw_json(view: browse.RawAvailabilityView) -> bytes:
 def get_availability(
     request: Request[Any, Any, Any],
     deps: NamedDependency[Deps],
-    resource_id: FromQuery[int | None] = None,
-    resource_external_id: FromQuery[str | None] = None,
+    resource_id: QueryInt64 = None,
+    resource_external_id: QueryExternalId = None,
     start_date: FromQuery[str | None] = None,
     end_date: FromQuery[str | None] = None,
 ) -> Response[AvailabilityOut]:

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import msgspec
 
+from entrypoints.http.structs.fields import Email, Language, NewPassword, Password, PersonName
+
 
 class RegisterIn(msgspec.Struct, kw_only=True):
     """Body of ``POST /auth/register/``."""
 
-    email: str
-    password: str
-    first_name: str = ""
-    last_name: str = ""
-    language: str | None = None
+    email: Email
+    password: NewPassword
+    first_name: PersonName = ""
+    last_name: PersonName = ""
+    language: Language | None = None
 
 
 class Registered(msgspec.Struct, kw_only=True):
@@ -26,8 +28,8 @@ class Registered(msgspec.Struct, kw_only=True):
 class CredentialsIn(msgspec.Struct, kw_only=True):
     """Body of ``POST /auth/token/``."""
 
-    email: str
-    password: str
+    email: Email
+    password: Password
 
 
 class TokenOut(msgspec.Struct, kw_only=True):

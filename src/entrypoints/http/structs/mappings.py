@@ -11,23 +11,24 @@ from booking_core.accounts import ResourceMapping, User, UserMapping
 from booking_core.catalog import Resource
 from booking_core.usecases.clients import ResourceRegistration, UserRegistration
 from entrypoints.http.structs._format import utc
+from entrypoints.http.structs.fields import Email, ExternalId, Int64, Language, PersonName
 
 
 class RegisterUserIn(msgspec.Struct, kw_only=True):
     """Body of ``POST /client/users/register/``."""
 
-    external_id: str
-    email: str
-    first_name: str = ""
-    last_name: str = ""
-    language: str | None = None
+    external_id: ExternalId
+    email: Email
+    first_name: PersonName = ""
+    last_name: PersonName = ""
+    language: Language | None = None
 
 
 class RegisterResourceIn(msgspec.Struct, kw_only=True):
     """Body of ``POST /client/resources/register/``."""
 
-    external_id: str
-    resource_id: int
+    external_id: ExternalId
+    resource_id: Int64
     external_data: dict[str, Any] | None = None
 
 

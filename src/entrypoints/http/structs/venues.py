@@ -11,13 +11,14 @@ from booking_core.accounts import ResourceMapping, VenueMapping
 from booking_core.catalog import Resource, Venue
 from booking_core.usecases.clients import VenueRegistration
 from entrypoints.http.structs._format import money, utc
+from entrypoints.http.structs.fields import ExternalId, Int64
 
 
 class RegisterVenueIn(msgspec.Struct, kw_only=True):
     """Body of ``POST /client/venues/register/``."""
 
-    external_id: str
-    venue_id: int
+    external_id: ExternalId
+    venue_id: Int64
     external_data: dict[str, Any] | None = None
 
 

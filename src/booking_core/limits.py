@@ -1,0 +1,99 @@
+"""Bounds on everything a caller sends (CONTRACT section 4.8), and the strict parsers of dates.
+
+The HTTP edge declares its input types from these numbers (``entrypoints.http.structs.fields``);
+the command line and the use cases parse dates and months with the functions below. Anything
+outside the bounds is refused with a 4xx before it reaches storage, so no value can overflow a
+datetime computation or a database integer.
+
+===========================  ==========================================================
+notes (booking, cancel)      at most 1,000 characters
+names (first, last)          at most 150 characters
+email                        at most 254 characters
+external ids                 1 to 255 characters
+passwords                    10 to 1,024 characters (at login: at most 1,024)
+Idempotency-Key              1 to 255 printable ASCII characters, never cut
+integers                     -2**63 to 2**63 - 1 (both databases' BIGINT)
+page size (``limit``)        1 to 1,000, default 100; ``offset`` 0 to 2**63 - 1
+dates, date-times, months    years 2000 to 2100; offsets -12:00 to +14:00
+request body                 at most 1 MiB of UTF-8 JSON, nested at most 32 deep
+===========================  ==========================================================
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+
+MAX_NOTES = 1000
+MAX_NAME = 150
+MAX_EMAIL = 254
+MAX_EXTERNAL_ID = 255
+MIN_PASSWORD = 10
+MAX_PASSWORD = 1024
+MAX_IDEMPOTENCY_KEY = 255
+MAX_BODY_BYTES = 1024 * 1024
+MAX_JSON_DEPTH = 32
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+DEFAULT_PAGE_SIZE = 100
+MAX_PAGE_SIZE = 1000
+
+#: The calendar the service supports: far enough for any booking, near enough that no date
+#: arithmetic (a day's margin, a timezone's offset) can leave ``datetime``'s range.
+FIRST_YEAR = 2000
+LAST_YEAR = 2100
+EARLIEST_DATE = date(FIRST_YEAR, 1, 1)
+LATEST_DATE = date(LAST_YEAR, 12, 31)
+
+# Patterns in the dialect both Python and OpenAPI (ECMA-262) read; ASCII digits only.
+_YEAR = "(20[0-9]{2}|2100)"
+_MONTH = "(0[1-9]|1[0-2])"
+_DAY = "(0[1-9]|[12][0-9]|3[01])"
+_TIME = "([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?"
+# Real UTC offsets run from -12:00 to +14:00.
+_OFFSET = "(Z|\\+((0[0-9]|1[0-3]):[0-5][0-9]|14:00)|-((0[0-9]|1[01]):[0-5][0-9]|12:00))"
+
+DATE_PATTERN = f"^{_YEAR}-{_MONTH}-{_DAY}$"
+MONTH_PATTERN = f"^{_YEAR}-{_MONTH}$"
+DATETIME_PATTERN = f"^{_YEAR}-{_MONTH}-{_DAY}T{_TIME}{_OFFSET}$"
+#: Printable ASCII, starting and ending with a visible character.
+IDEMPOTENCY_KEY_PATTERN = "^[!-~]([ -~]*[!-~])?$"
+
+DATE_FORMAT = f"a date YYYY-MM-DD from {EARLIEST_DATE} to {LATEST_DATE}"
+MONTH_FORMAT = f"a month YYYY-MM from {FIRST_YEAR}-01 to {LAST_YEAR}-12"
+DATETIME_FORMAT = (
+    "an ISO 8601 date-time with a UTC offset, e.g. 2026-06-03T10:00:00+02:00 or 2026-06-03T08:00:00Z "
+    f"(years {FIRST_YEAR} to {LAST_YEAR}, offsets -12:00 to +14:00)"
+)
+
+
+def _matches(pattern: str, text: str) -> bool:
+    # fullmatch: "$" alone would also accept a trailing newline
+    return re.fullmatch(pattern.strip("^$"), text) is not None
+
+
+def parse_date(text: str) -> date:
+    """A ``YYYY-MM-DD`` date in the supported years; ValueError (saying what is expected) otherwise."""
+    if not _matches(DATE_PATTERN, text):
+        raise ValueError(f"must be {DATE_FORMAT}")
+    try:
+        return date.fromisoformat(text)
+    except ValueError:  # 2026-02-30
+        raise ValueError(f"must be {DATE_FORMAT}") from None
+
+
+def parse_month(text: str) -> str:
+    """A ``YYYY-MM`` month in the supported years, as given; ValueError otherwise."""
+    if not _matches(MONTH_PATTERN, text):
+        raise ValueError(f"must be {MONTH_FORMAT}")
+    return text
+
+
+def parse_datetime(text: str) -> datetime:
+    """An aware datetime from strict ISO 8601 text with an offset; ValueError otherwise."""
+    if not _matches(DATETIME_PATTERN, text):
+        raise ValueError(f"must be {DATETIME_FORMAT}")
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:  # a day the month does not have
+        raise ValueError(f"must be {DATETIME_FORMAT}") from None
