@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import DateTime, Dialect, Numeric
+from sqlalchemy import BigInteger, BindParameter, DateTime, Dialect, Numeric, literal
 from sqlalchemy.types import TypeDecorator
 
 
@@ -42,3 +42,12 @@ def Money() -> Numeric[Any]:  # noqa: N802 - reads like a type in column declara
 def Percent() -> Numeric[Any]:  # noqa: N802
     """A percentage with two decimals, e.g. 12.50."""
     return Numeric(5, 2, asdecimal=True)
+
+
+def int64(value: int) -> BindParameter[int]:
+    """A caller's integer compared with an INTEGER column, bound as BIGINT.
+
+    PostgreSQL would otherwise be asked to cast it to INTEGER, and refuse a value beyond 32 bits;
+    as BIGINT any value the API accepts (64 bits) compares, and simply finds nothing.
+    """
+    return literal(value, BigInteger)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any, TypeVar
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
 from litestar import Request, Response
 from litestar.datastructures import ResponseHeader
@@ -28,7 +28,13 @@ def paged_response(
     """The page's items rendered, with ``Link: <URL>; rel="next"`` when more follow."""
     headers: dict[str, str] = {}
     if found.next_offset is not None:
-        query = [(k, v) for k, v in request.query_params.multi_items() if k != "offset"]
-        following = request.url.with_replacements(query=urlencode([*query, ("offset", found.next_offset)]))
+        sent = parse_qsl(request.scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+        query = [(k, v) for k, v in sent if k != "offset"]  # in the order sent
+        # the path as sent: Litestar's own drops the trailing slash that the interface's paths carry
+        raw_path = request.scope.get("raw_path", b"").partition(b"?")[0]  # some servers leave the query on
+        path = raw_path.decode("ascii", "replace") or request.url.path
+        following = request.url.with_replacements(
+            path=path, query=urlencode([*query, ("offset", found.next_offset)])
+        )
         headers["Link"] = f'<{following}>; rel="next"'
     return Response(content=[render(item) for item in found.items], headers=headers)

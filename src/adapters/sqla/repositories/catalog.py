@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-from sqlalchemy import Select, bindparam, select
+from sqlalchemy import BigInteger, Select, bindparam, select
 from sqlalchemy.orm import Session, selectinload
 
 from adapters.sqla.catalog_cache import ResourceCache, catalog_revision, remember_revision, revision_subquery
@@ -19,6 +19,7 @@ from adapters.sqla.models import (
     VenueRow,
     resource_activity_types,
 )
+from adapters.sqla.types import int64
 from booking_core.catalog import (
     ActivityType,
     DynamicPricing,
@@ -138,7 +139,7 @@ class SqlaResources:
         revision = catalog_revision(self._session)
         if revision is not None and (cached := self._cache.get(resource_id, revision)) is not None:
             return cached
-        row = self._session.scalars(_resources().where(ResourceRow.id == resource_id)).one_or_none()
+        row = self._session.scalars(_resources().where(ResourceRow.id == int64(resource_id))).one_or_none()
         if row is None:
             return None
         resource = resource_to_domain(row)
@@ -149,14 +150,14 @@ class SqlaResources:
     def list(self, query: ResourceQuery) -> builtins.list[Resource]:
         stmt = _resources().join(ResourceRow.venue).order_by(VenueRow.name, ResourceRow.name, ResourceRow.id)
         if query.venue_id is not None:
-            stmt = stmt.where(ResourceRow.venue_id == query.venue_id)
+            stmt = stmt.where(ResourceRow.venue_id == int64(query.venue_id))
         if query.venue_slug is not None:
             stmt = stmt.where(VenueRow.slug == query.venue_slug)
         if query.activity_id is not None:
             stmt = stmt.where(
                 ResourceRow.id.in_(
                     select(resource_activity_types.c.resource_id).where(
-                        resource_activity_types.c.activity_type_id == query.activity_id
+                        resource_activity_types.c.activity_type_id == int64(query.activity_id)
                     )
                 )
             )
@@ -167,11 +168,15 @@ class SqlaResources:
         return [resource_to_domain(row) for row in self._session.scalars(stmt)]
 
     def for_venue(self, venue_id: int) -> builtins.list[Resource]:
-        stmt = _resources().where(ResourceRow.venue_id == venue_id).order_by(ResourceRow.name, ResourceRow.id)
+        stmt = (
+            _resources()
+            .where(ResourceRow.venue_id == int64(venue_id))
+            .order_by(ResourceRow.name, ResourceRow.id)
+        )
         return [resource_to_domain(row) for row in self._session.scalars(stmt)]
 
     def get_venue(self, venue_id: int) -> Venue | None:
-        row = self._session.get(VenueRow, venue_id)
+        row = self._session.scalars(select(VenueRow).where(VenueRow.id == int64(venue_id))).one_or_none()
         return venue_to_domain(row) if row else None
 
     def lock(self, resource_id: int) -> None:
@@ -195,7 +200,7 @@ _BOOKING_REVISIONS = BookingRevisionRow.__table__
 _LOCK = (
     select(revision_subquery())
     .select_from(_RESOURCES)
-    .where(_RESOURCES.c.id == bindparam("resource_id"))
+    .where(_RESOURCES.c.id == bindparam("resource_id", type_=BigInteger))
     .with_for_update(of=_RESOURCES)
 )
 
@@ -205,7 +210,7 @@ def lock_subquery() -> Any:
     in another statement. PostgreSQL runs it only when that statement yields a row."""
     return (
         select(_RESOURCES.c.id)
-        .where(_RESOURCES.c.id == bindparam("resource_id"))
+        .where(_RESOURCES.c.id == bindparam("resource_id", type_=BigInteger))
         .with_for_update(of=_RESOURCES)
         .scalar_subquery()
     )
@@ -214,6 +219,6 @@ def lock_subquery() -> Any:
 _VERSION = select(
     revision_subquery(),
     select(_BOOKING_REVISIONS.c.revision)
-    .where(_BOOKING_REVISIONS.c.resource_id == bindparam("resource_id"))
+    .where(_BOOKING_REVISIONS.c.resource_id == bindparam("resource_id", type_=BigInteger))
     .scalar_subquery(),
 )
