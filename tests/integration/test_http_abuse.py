@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -42,6 +43,7 @@ LOGIN = "/api/v1/auth/token/"
 REGISTER = "/api/v1/auth/register/"
 
 
+@contextmanager
 def _app(url: str, *, rate_limit: int = 0, login_limit: int = 0, passwords: Any = None) -> Iterator[Api]:
     def customize(services: Services) -> Services:
         settings = replace(
@@ -50,7 +52,7 @@ def _app(url: str, *, rate_limit: int = 0, login_limit: int = 0, passwords: Any 
         deps = services.deps if passwords is None else replace(services.deps, passwords=passwords)
         return replace(services, settings=settings, deps=deps)
 
-    return start(url, customize=customize)
+    yield from start(url, customize=customize)
 
 
 def _run_from(app: Any, addresses: list[str], requests: Callable[[list[httpx.AsyncClient]], Any]) -> Any:
@@ -76,7 +78,7 @@ def _run_from(app: Any, addresses: list[str], requests: Callable[[list[httpx.Asy
 
 
 def test_made_up_tokens_count_against_their_address(loaded_sqlite_url: str) -> None:
-    for api in _app(loaded_sqlite_url, rate_limit=3):
+    with _app(loaded_sqlite_url, rate_limit=3) as api:
         assert api.client.get(BOOKINGS, headers=auth(ANNA)).status_code == 200  # a known token from now on
         for n in range(2):
             assert api.client.get(BOOKINGS, headers=auth(f"made-up-{n}")).status_code == 401
@@ -132,7 +134,7 @@ def test_logins_are_throttled_per_address_whatever_the_authorization(
     loaded_sqlite_url: str, authorization: str | None
 ) -> None:
     headers = {} if authorization is None else {"Authorization": authorization}
-    for api in _app(loaded_sqlite_url, login_limit=3, passwords=PlainPasswords()):
+    with _app(loaded_sqlite_url, login_limit=3, passwords=PlainPasswords()) as api:
         for n in range(3):
             body = {"email": f"someone-{n}@example.com", "password": "wrong-password"}
             assert api.client.post(LOGIN, json=body, headers=headers).status_code == 400
@@ -145,7 +147,7 @@ def test_logins_are_throttled_per_address_whatever_the_authorization(
 
 
 def test_logins_are_throttled_per_email_across_addresses(loaded_sqlite_url: str) -> None:
-    for api in _app(loaded_sqlite_url, login_limit=3, passwords=PlainPasswords()):
+    with _app(loaded_sqlite_url, login_limit=3, passwords=PlainPasswords()) as api:
         app = create_app(api.services)
 
         async def guesses(clients: list[httpx.AsyncClient]) -> list[int]:
@@ -163,7 +165,7 @@ def test_logins_are_throttled_per_email_across_addresses(loaded_sqlite_url: str)
 
 
 def test_registrations_are_throttled_per_address_and_per_email(loaded_sqlite_url: str) -> None:
-    for api in _app(loaded_sqlite_url, login_limit=2, passwords=PlainPasswords()):
+    with _app(loaded_sqlite_url, login_limit=2, passwords=PlainPasswords()) as api:
         app = create_app(api.services)
 
         async def register(clients: list[httpx.AsyncClient], emails: list[str]) -> list[int]:
@@ -208,7 +210,7 @@ class _GatedPasswords(PlainPasswords):
 def test_a_login_storm_runs_on_bounded_slots_and_browsing_goes_on(loaded_sqlite_url: str) -> None:
     """60 logins at once: at most the pool's slots hash, and a browsing request is answered meanwhile."""
     passwords = _GatedPasswords()
-    for api in _app(loaded_sqlite_url, passwords=passwords):
+    with _app(loaded_sqlite_url, passwords=passwords) as api:
         app = create_app(api.services)
         pool: HashingPool = app.state[HASHING_STATE]
 
@@ -255,7 +257,7 @@ def test_unknown_email_and_wrong_password_get_the_same_answer_for_the_same_work(
     loaded_sqlite_url: str,
 ) -> None:
     passwords = _CountingPasswords()
-    for api in _app(loaded_sqlite_url, passwords=passwords):
+    with _app(loaded_sqlite_url, passwords=passwords) as api:
         wrong = api.client.post(LOGIN, json={"email": "anna@example.com", "password": "wrong-password"})
         assert passwords.checks == 1
         unknown = api.client.post(LOGIN, json={"email": "nobody@example.com", "password": "wrong-password"})
@@ -279,7 +281,7 @@ def test_the_dummy_hash_costs_what_a_real_one_does() -> None:
 
 
 def test_logout_with_a_client_service_token_is_403_and_keeps_it(loaded_sqlite_url: str) -> None:
-    for api in _app(loaded_sqlite_url):
+    with _app(loaded_sqlite_url) as api:
         refused = api.client.post("/api/v1/auth/logout/", headers=auth(PARTNER))
         assert refused.status_code == 403
         assert refused.json() == {"detail": "You do not have permission to perform this action."}
