@@ -9,8 +9,7 @@ log only.
 from __future__ import annotations
 
 import logging
-import re
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from litestar import MediaType, Request, Response
@@ -46,7 +45,7 @@ from entrypoints.http.auth import (
     settle_token_check,
     token_unchecked,
 )
-from entrypoints.http.structs.fields import MESSAGES as PATTERN_MESSAGES
+from entrypoints.http.validation import field_errors, names_nothing
 
 log = logging.getLogger(__name__)
 
@@ -87,87 +86,14 @@ def _domain(request: Request[Any, Any, Any], exc: DomainError) -> tuple[int, Bod
     return 400, {"error": exc.message}
 
 
-# msgspec's messages, reworded for API callers; the first matching pattern wins.
-_REWORDED: Sequence[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
-    (
-        re.compile(r"^Expected `str` of length <= (\d+)"),
-        lambda m: f"Ensure this field has no more than {m[1]} characters.",
-    ),
-    (re.compile(r"^Expected `str` of length >= 1\b"), lambda _: "This field may not be blank."),
-    (
-        re.compile(r"^Expected `str` of length >= (\d+)"),
-        lambda m: f"Ensure this field has at least {m[1]} characters.",
-    ),
-    (
-        re.compile(r"^Expected `str` matching regex '(.*)'"),
-        lambda m: _pattern_message(m[1]),
-    ),
-    (
-        re.compile(r"^Expected `int` <= (-?\d+)"),
-        lambda m: f"Ensure this value is less than or equal to {m[1]}.",
-    ),
-    (
-        re.compile(r"^Expected `int` >= (-?\d+)"),
-        lambda m: f"Ensure this value is greater than or equal to {m[1]}.",
-    ),
-    (re.compile(r"^Expected `int"), lambda _: "A valid integer is required."),
-    (re.compile(r"^Expected `float"), lambda _: "A valid number is required."),
-    (re.compile(r"^Expected `bool"), lambda _: "Must be a valid boolean."),
-    (re.compile(r"^Expected `str"), lambda _: "Not a valid string."),
-    (re.compile(r"^Expected `object`"), lambda _: "Invalid data. Expected a JSON object."),
-]
-_MISSING_FIELD = re.compile(r"^Object missing required field `([^`]+)`")
-_MISSING_PARAM = re.compile(r"^Missing required \w+ parameter '([^']+)'")
-
-
-def _pattern_message(shown: str) -> str:
-    # msgspec shows the pattern as a repr, its backslashes doubled
-    return PATTERN_MESSAGES.get(shown.replace("\\\\", "\\"), "Invalid format.")
-
-
-def _reworded(message: str) -> str:
-    for pattern, text in _REWORDED:
-        if found := pattern.search(message):
-            return text(found)
-    return message
-
-
-def _items(exc: ValidationException) -> list[dict[str, Any]]:
-    """Litestar's validation failures: ``{"message", "key", "source"}`` each."""
-    extra = exc.extra if isinstance(exc.extra, list) and exc.extra else [{"message": exc.detail}]
-    return [item if isinstance(item, dict) else {"message": str(item)} for item in extra]
-
-
-def _field_errors(exc: ValidationException) -> dict[str, list[str]]:
-    """Litestar's validation messages keyed by field name, like ``{"start_datetime": [...]}``."""
-    errors: dict[str, list[str]] = {}
-    for item in _items(exc):
-        message = str(item.get("message", ""))
-        key = str(item.get("key") or "")
-        if item.get("source") == "header":  # the handler's argument name, spelled as the header
-            key = key.replace("_", "-").title()
-        if missing := _MISSING_FIELD.match(message) or _MISSING_PARAM.match(message):
-            key, message = missing.group(1), "This field is required."
-        elif key == "data":
-            key = "non_field_errors"
-            message = "No data provided" if message == "'data'" else message
-        errors.setdefault(key or "non_field_errors", []).append(_reworded(message))
-    return errors
-
-
-def _names_nothing(exc: ValidationException) -> bool:
-    """True when a path parameter is out of range: such a path names no object (404, not 400)."""
-    return any(item.get("source") == "path" for item in _items(exc))
-
-
 def _http(exc: HTTPException) -> tuple[int, Body, dict[str, str]]:
     """Status, body and headers of Litestar's own errors."""
     headers = dict(exc.headers or {})
     match exc:
-        case ValidationException() if _names_nothing(exc):
+        case ValidationException() if names_nothing(exc):
             return 404, {"detail": NOT_FOUND}, headers
         case ValidationException():
-            return 400, _field_errors(exc), headers
+            return 400, field_errors(exc), headers
         case NotFoundException():
             return 404, {"detail": NOT_FOUND}, headers
         case MethodNotAllowedException():
