@@ -52,6 +52,7 @@ def test_every_variable_is_read() -> None:
             "BOOKING_MAIL_FROM": "bookings@example.com",
             "BOOKING_PENDING_HOLD_MINUTES": "30",
             "BOOKING_RATE_LIMIT_PER_MINUTE": "0",
+            "BOOKING_LOGIN_RATE_LIMIT_PER_MINUTE": "5",
             "BOOKING_INPROCESS_WORKER": "false",
         },
         env_file=None,
@@ -77,6 +78,7 @@ def test_every_variable_is_read() -> None:
         mail_from="bookings@example.com",
         pending_hold_minutes=30,
         rate_limit_per_minute=0,
+        login_rate_limit_per_minute=5,
         inprocess_worker=False,
     )
 
@@ -137,6 +139,7 @@ def test_a_malformed_env_file_line_is_one_line_naming_the_file(tmp_path: Path) -
         ("BOOKING_MAIL_FROM", "nobody", "must be an email address"),
         ("BOOKING_PENDING_HOLD_MINUTES", "0", "must be an integer from 1 to 10080"),
         ("BOOKING_RATE_LIMIT_PER_MINUTE", "-5", "must be an integer from 0 to 1000000000"),
+        ("BOOKING_LOGIN_RATE_LIMIT_PER_MINUTE", "ten", "must be an integer from 0 to 1000000000"),
         ("BOOKING_INPROCESS_WORKER", "2", "must be true or false"),
     ],
 )
