@@ -58,9 +58,10 @@ class KnownTokens:
 
     def add(self, token: str) -> None:
         """Remember that ``token`` was just found valid."""
+        digest = _digest(token)
         with self._lock:
-            self._seen[_digest(token)] = self._clock()
-            self._seen.move_to_end(_digest(token))
+            self._seen[digest] = self._clock()
+            self._seen.move_to_end(digest)
             while len(self._seen) > self._size:
                 self._seen.popitem(last=False)
 
