@@ -83,9 +83,10 @@ def _as_strings(row: MonthlyTotals) -> dict[str, str]:
 
 
 def _print_table(rows: Sequence[dict[str, str]]) -> None:
-    widths = {c: max(len(c), *(len(row[c]) for row in rows)) for c in COLUMNS}
-    print("  ".join(c.upper().ljust(widths[c]) for c in COLUMNS).rstrip())
-    for row in rows:
+    """Text columns to the left, numbers to the right."""
+    header = {c: c.upper() for c in COLUMNS}
+    widths = {c: max(len(row[c]) for row in (header, *rows)) for c in COLUMNS}
+    for row in (header, *rows):
         cells = [
             row[c].ljust(widths[c]) if c in {"client", "currency"} else row[c].rjust(widths[c])
             for c in COLUMNS
