@@ -296,25 +296,31 @@ def test_records_are_paid_out_only_once_the_file_is_completely_written(
     read_sepa(books.tmp / "june.xml")
 
 
+_REAL_WRITE = SepaCreditTransfers.write
+
+
+def _write_then_die(self: SepaCreditTransfers, document: str, destination: str) -> None:
+    _REAL_WRITE(self, document, destination)
+    raise KeyboardInterrupt  # the process is stopped after the rename, before the commit
+
+
+def _interrupted_payout(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A payout stopped between its file and the database: the file is there, the batch prepared."""
+    monkeypatch.setattr(SepaCreditTransfers, "write", _write_then_die)
+    assert run(capsys, "commissions", "payout", "--month", "2026-06", "--sepa", "june.xml")[0] == 130
+    monkeypatch.setattr(SepaCreditTransfers, "write", _REAL_WRITE)
+
+
 def test_a_crash_between_the_file_and_the_database_is_repaired_by_the_next_run(
     books: Books, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_write = SepaCreditTransfers.write
-
-    def write_then_die(self: SepaCreditTransfers, document: str, destination: str) -> None:
-        real_write(self, document, destination)
-        raise KeyboardInterrupt  # the process is stopped after the rename, before the commit
-
-    monkeypatch.setattr(SepaCreditTransfers, "write", write_then_die)
-    status, _, _ = run(capsys, "commissions", "payout", "--month", "2026-06", "--sepa", "june.xml")
-    assert status == 130
+    _interrupted_payout(capsys, monkeypatch)
     first = (books.tmp / "june.xml").read_bytes()
     assert books.batches() == [("prepared", "2026-06")]
     assert books.statuses()["c-0"] == ("open", True)
     _, _, err = run(capsys, "commissions", "report", "--month", "2026-06")
     assert "was prepared and not completed" in err  # the operator can tell
 
-    monkeypatch.setattr(SepaCreditTransfers, "write", real_write)
     status, out, err = run(capsys, "commissions", "payout", "--month", "2026-06", "--sepa", "june-2.xml")
 
     assert status == 0
@@ -331,15 +337,7 @@ def test_a_crash_between_the_file_and_the_database_is_repaired_by_the_next_run(
 def test_the_interrupted_file_may_be_written_again_at_its_own_path(
     books: Books, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_write = SepaCreditTransfers.write
-
-    def write_then_die(self: SepaCreditTransfers, document: str, destination: str) -> None:
-        real_write(self, document, destination)
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(SepaCreditTransfers, "write", write_then_die)
-    assert run(capsys, "commissions", "payout", "--month", "2026-06", "--sepa", "june.xml")[0] == 130
-    monkeypatch.setattr(SepaCreditTransfers, "write", real_write)
+    _interrupted_payout(capsys, monkeypatch)
 
     status, _, err = run(capsys, "commissions", "payout", "--month", "2026-06", "--sepa", "june.xml")
 
