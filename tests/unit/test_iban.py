@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from booking_core.iban import parse_bic, parse_iban
@@ -33,7 +33,9 @@ def test_an_iban_with_its_check_digits_is_accepted_in_compact_form(country: str,
 @given(countries, accounts, st.data())
 def test_a_changed_character_breaks_the_check_digits(country: str, account: str, data: st.DataObject) -> None:
     iban = with_check_digits(country, account)
-    position = data.draw(st.integers(4, len(iban) - 1))
+    digits = [i for i in range(4, len(iban)) if iban[i].isdigit()]
+    assume(digits)  # mod 97 catches every change of one digit (of the number the letters expand to)
+    position = data.draw(st.sampled_from(digits))
     other = data.draw(st.sampled_from([c for c in "0123456789" if c != iban[position]]))
 
     with pytest.raises(ValueError, match="check digits"):
