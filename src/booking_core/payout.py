@@ -17,6 +17,7 @@ from decimal import Decimal
 from booking_core.accounts import Client
 from booking_core.commission import CENT, Commission, CommissionStatus
 from booking_core.errors import InvalidTransition
+from booking_core.iban import parse_iban
 
 #: SEPA credit transfers move euros only.
 SEPA_CURRENCY = "EUR"
@@ -117,6 +118,10 @@ def _reason_to_hold(client: Client | None, currency: str, amount: Decimal) -> st
         return f"SEPA transfers are in {SEPA_CURRENCY} only; pay {currency} by other means"
     if client.iban is None:
         return "no IBAN on record (set `iban` for the client in the catalog)"
+    try:
+        parse_iban(client.iban)
+    except ValueError as error:
+        return f"the IBAN on record {error} (correct `iban` for the client in the catalog)"
     if amount <= 0:
         return "nothing to transfer"
     return None

@@ -123,6 +123,15 @@ def test_a_plan_pays_each_payable_record_once_and_names_the_rest(
         assert held.currency != "EUR" or held.client_name == "NoIbanApp" or held.amount == 0
 
 
+def test_a_client_whose_iban_on_record_is_broken_is_held_back() -> None:
+    broken = Client(id=1, name="PartnerApp", iban="DE00370400440532013000", created_at=NOW)
+
+    plan = plan_payout("2026-06", [record(1, broken, "5.00")], {1: broken})
+
+    assert plan.transfers == ()
+    assert plan.held_back[0].reason.startswith("the IBAN on record is not a valid IBAN (check digits")
+
+
 def test_records_of_other_months_or_held_by_a_batch_are_not_planned() -> None:
     records = [record(1, PARTNER, "1.00", month="2026-05"), record(2, PARTNER, "2.00", payout_batch_id="b")]
 
