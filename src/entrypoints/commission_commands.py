@@ -137,5 +137,5 @@ def _print_outcome(outcome: PayoutOutcome) -> None:
         )
     else:
         print(f"nothing to pay out for {outcome.month}; no file written")
-    if outcome.resumed and outcome.still_open:
-        print(f"{outcome.still_open} open record(s) of {outcome.month} are in no batch yet: run again")
+    if outcome.resumed and outcome.still_payable:
+        print(f"{outcome.still_payable} more record(s) of {outcome.month} can be paid: run the payout again")

@@ -293,6 +293,27 @@ def test_a_crash_after_the_file_leaves_a_prepared_batch_that_the_next_run_finish
     assert pay_out_commissions(deps, "2026-06", "/out/june-3.xml", files).batch is None
 
 
+def test_records_opened_after_an_interrupted_batch_are_paid_by_a_later_run(
+    deps: Deps, store: InMemoryStore
+) -> None:
+    files = FakeFiles()
+    files.crash = Crash()
+    with pytest.raises(Crash):
+        pay_out_commissions(deps, "2026-06", "/out/june.xml", files)
+    files.crash = None
+    with store.uow() as uow:  # a late payment of June, while the batch waits
+        uow.commissions.add(record(8, PARTNER, "6.00"))
+        uow.commit()
+
+    resumed = pay_out_commissions(deps, "2026-06", "/out/june.xml", files)
+    later = pay_out_commissions(deps, "2026-06", "/out/june-late.xml", files)
+
+    assert (resumed.still_payable, resumed.batch and resumed.batch.total) == (1, Decimal("16.50"))
+    assert later.batch is not None
+    assert json.loads(files.written["/out/june-late.xml"])["paid"] == {"PartnerApp": ["6.00", "c-0008"]}
+    assert statuses_of(store)["c-0008"] == ("paid_out", later.batch.id)
+
+
 def test_the_same_path_may_be_written_again_with_the_same_file(deps: Deps) -> None:
     files = FakeFiles()
     files.crash = Crash()

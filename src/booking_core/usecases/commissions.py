@@ -56,7 +56,7 @@ class PayoutOutcome:
     resumed: bool = False
     completed_elsewhere: PayoutBatch | None = None
     reversed_meanwhile: tuple[Commission, ...] = ()
-    still_open: int = 0
+    still_payable: int = 0
 
 
 def pay_out_commissions(
@@ -85,7 +85,7 @@ def pay_out_commissions(
             if batch is None:
                 return PayoutOutcome(month=month, held_back=plan.held_back)
             uow.commit()
-    completed, reversed_meanwhile, still_open = _finish(deps, batch, destination, files, progress)
+    completed, reversed_meanwhile, still_payable = _finish(deps, batch, destination, files, progress)
     return PayoutOutcome(
         month=month,
         batch=completed,
@@ -94,7 +94,7 @@ def pay_out_commissions(
         resumed=plan is None,
         completed_elsewhere=None if completed else batch,
         reversed_meanwhile=reversed_meanwhile,
-        still_open=still_open,
+        still_payable=still_payable,
     )
 
 
@@ -132,7 +132,7 @@ def _finish(
     deps: Deps, batch: PayoutBatch, destination: str, files: PayoutFiles, progress: Progress
 ) -> tuple[PayoutBatch | None, tuple[Commission, ...], int]:
     """The completed batch (None: another run completed it), its records reversed meanwhile, and
-    how many open records of the month are in no batch."""
+    how many records of the month a further payout would pay (opened since the batch was prepared)."""
     with deps.uow() as uow:
         current = uow.commissions.unfinished_batch(batch.month)  # waits for a run finishing it
         if current is None or current.id != batch.id:
@@ -152,10 +152,11 @@ def _finish(
                 uow.commissions.save(record.pay_out())
         completed = current.complete(deps.clock.now(), destination)
         uow.commissions.save_batch(completed)
-        still_open = len(uow.commissions.open_for_payout(batch.month))
+        rest = uow.commissions.list(client_id=None, month=batch.month)
+        payable = plan_payout(batch.month, rest, _clients(uow, rest)).transfers
         uow.commit()
     reversed_meanwhile = tuple(r for r in records if r.status is not CommissionStatus.OPEN)
-    return completed, reversed_meanwhile, still_open
+    return completed, reversed_meanwhile, sum(len(t.record_ids) for t in payable)
 
 
 def _say_resumed(batch: PayoutBatch, destination: str, progress: Progress) -> None:
