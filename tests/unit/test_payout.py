@@ -169,6 +169,16 @@ class Crash(BaseException):
     """The process dies: nothing after it runs (not an Exception, so nothing catches it)."""
 
 
+def interrupted_payout(deps: Deps) -> FakeFiles:
+    """A payout of June stopped after its file was written, before the database knew."""
+    files = FakeFiles()
+    files.crash = Crash()
+    with pytest.raises(Crash):
+        pay_out_commissions(deps, "2026-06", "/out/june.xml", files)
+    files.crash = None
+    return files
+
+
 @pytest.fixture
 def store() -> InMemoryStore:
     store = InMemoryStore()
@@ -273,14 +283,10 @@ def test_records_stay_open_until_the_file_is_written(deps: Deps, store: InMemory
 def test_a_crash_after_the_file_leaves_a_prepared_batch_that_the_next_run_finishes(
     deps: Deps, store: InMemoryStore
 ) -> None:
-    files = FakeFiles()
-    files.crash = Crash()
-    with pytest.raises(Crash):
-        pay_out_commissions(deps, "2026-06", "/out/june.xml", files)
+    files = interrupted_payout(deps)
     first_file = files.written["/out/june.xml"]
     assert {status for status, _ in statuses_of(store).values()} == {"open", "reversed"}
 
-    files.crash = None
     said: list[str] = []
     outcome = pay_out_commissions(deps, "2026-06", "/out/june-2.xml", files, progress=said.append)
 
@@ -296,11 +302,7 @@ def test_a_crash_after_the_file_leaves_a_prepared_batch_that_the_next_run_finish
 def test_records_opened_after_an_interrupted_batch_are_paid_by_a_later_run(
     deps: Deps, store: InMemoryStore
 ) -> None:
-    files = FakeFiles()
-    files.crash = Crash()
-    with pytest.raises(Crash):
-        pay_out_commissions(deps, "2026-06", "/out/june.xml", files)
-    files.crash = None
+    files = interrupted_payout(deps)
     with store.uow() as uow:  # a late payment of June, while the batch waits
         uow.commissions.add(record(8, PARTNER, "6.00"))
         uow.commit()
@@ -315,11 +317,7 @@ def test_records_opened_after_an_interrupted_batch_are_paid_by_a_later_run(
 
 
 def test_the_same_path_may_be_written_again_with_the_same_file(deps: Deps) -> None:
-    files = FakeFiles()
-    files.crash = Crash()
-    with pytest.raises(Crash):
-        pay_out_commissions(deps, "2026-06", "/out/june.xml", files)
-    files.crash = None
+    files = interrupted_payout(deps)
 
     outcome = pay_out_commissions(deps, "2026-06", "/out/june.xml", files)
 
@@ -328,16 +326,12 @@ def test_the_same_path_may_be_written_again_with_the_same_file(deps: Deps) -> No
 
 
 def test_a_record_reversed_after_the_batch_was_prepared_is_reported(deps: Deps, store: InMemoryStore) -> None:
-    files = FakeFiles()
-    files.crash = Crash()
-    with pytest.raises(Crash):
-        pay_out_commissions(deps, "2026-06", "/out/june.xml", files)
+    files = interrupted_payout(deps)
     with store.uow() as uow:  # the booking is refunded meanwhile
         refunded = uow.commissions.for_booking("b-0005")
         assert refunded is not None
         uow.commissions.save(refunded.reverse())
         uow.commit()
-    files.crash = None
 
     outcome = pay_out_commissions(deps, "2026-06", "/out/june.xml", files)
 
@@ -358,10 +352,7 @@ def test_an_unwritable_destination_is_refused_before_anything_changes(
 
 
 def test_the_report_counts_records_held_by_an_unfinished_batch_as_open(deps: Deps) -> None:
-    files = FakeFiles()
-    files.crash = Crash()
-    with pytest.raises(Crash):
-        pay_out_commissions(deps, "2026-06", "/out/june.xml", files)
+    interrupted_payout(deps)
 
     report = commission_report(deps, "2026-06")
 
