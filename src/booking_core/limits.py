@@ -1,7 +1,8 @@
 """Bounds on everything a caller sends (CONTRACT section 4.8), and the strict parsers of dates.
 
 The HTTP edge declares its input types from these numbers (``entrypoints.http.structs.fields``);
-the command line and the use cases parse dates and months with the functions below. Anything
+the use cases parse dates and date-times with the functions below (months:
+``booking_core.commission.parse_month``, which the command line shares). Anything
 outside the bounds is refused with a 4xx before it reaches storage, so no value can overflow a
 datetime computation or a database integer.
 
@@ -54,13 +55,11 @@ _TIME = "([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?"
 _OFFSET = "(Z|\\+((0[0-9]|1[0-3]):[0-5][0-9]|14:00)|-((0[0-9]|1[01]):[0-5][0-9]|12:00))"
 
 DATE_PATTERN = f"^{_YEAR}-{_MONTH}-{_DAY}$"
-MONTH_PATTERN = f"^{_YEAR}-{_MONTH}$"
 DATETIME_PATTERN = f"^{_YEAR}-{_MONTH}-{_DAY}T{_TIME}{_OFFSET}$"
 #: Printable ASCII, starting and ending with a visible character.
 IDEMPOTENCY_KEY_PATTERN = "^[!-~]([ -~]*[!-~])?$"
 
 DATE_FORMAT = f"a date YYYY-MM-DD from {EARLIEST_DATE} to {LATEST_DATE}"
-MONTH_FORMAT = f"a month YYYY-MM from {FIRST_YEAR}-01 to {LAST_YEAR}-12"
 DATETIME_FORMAT = (
     "an ISO 8601 date-time with a UTC offset, e.g. 2026-06-03T10:00:00+02:00 or 2026-06-03T08:00:00Z "
     f"(years {FIRST_YEAR} to {LAST_YEAR}, offsets -12:00 to +14:00)"
@@ -80,13 +79,6 @@ def parse_date(text: str) -> date:
         return date.fromisoformat(text)
     except ValueError:  # 2026-02-30
         raise ValueError(f"must be {DATE_FORMAT}") from None
-
-
-def parse_month(text: str) -> str:
-    """A ``YYYY-MM`` month in the supported years, as given; ValueError otherwise."""
-    if not _matches(MONTH_PATTERN, text):
-        raise ValueError(f"must be {MONTH_FORMAT}")
-    return text
 
 
 def parse_datetime(text: str) -> datetime:

@@ -8,9 +8,9 @@ from typing import Any, TypeVar
 
 from booking_core.accounts import ApprovalStatus, ResourceMapping, User, UserMapping, VenueMapping
 from booking_core.catalog import Resource, Venue
-from booking_core.commission import Commission
+from booking_core.commission import Commission, parse_month
 from booking_core.errors import BadRequest, Forbidden, MappingNotFound, ValidationFailed
-from booking_core.limits import MAX_EXTERNAL_ID, parse_month
+from booking_core.limits import MAX_EXTERNAL_ID
 from booking_core.paging import Page, Paged, fetch_page
 from booking_core.usecases.auth import normalize_email, parse_language
 from booking_core.usecases.deps import Deps
@@ -261,9 +261,8 @@ def venue_resources(
 
 def list_commissions(deps: Deps, client_id: int, month: str | None) -> list[Commission]:
     """The client's commission records of one month (``YYYY-MM``)."""
-    try:
-        month = parse_month(month or "")
-    except ValueError as error:
-        raise BadRequest(f"month is required: {error}.") from None
+    if not month:
+        raise BadRequest("month is required in the form YYYY-MM.")
+    month = parse_month(month)
     with deps.read() as uow:
         return uow.commissions.list(client_id=client_id, month=month)
