@@ -50,10 +50,7 @@ class Throttle:
         async with self._lock:
             counts = [int(await store.get(counter) or 0) for counter in counters]
             if any(count >= self.limit for count in counts):
-                raise TooManyRequestsException(
-                    detail=f"Too many attempts. Try again in {left} seconds.",
-                    headers={"Retry-After": str(left)},
-                )
+                raise TooManyRequestsException(headers={"Retry-After": str(left)})
             for counter, count in zip(counters, counts, strict=True):
                 await store.set(counter, str(count + 1), expires_in=left)
             if window != self._swept and isinstance(store, MemoryStore):

@@ -2,7 +2,7 @@
 
 msgspec checks bodies against the ``Meta`` constraints and Litestar checks parameters against
 ``Parameter``'s, before any handler runs; both show in the OpenAPI document, and a value outside
-them is a 400 keyed by the field (``errors.py`` rewords the libraries' messages, ``MESSAGES``
+them is a 400 keyed by the field (``validation.py`` rewords the libraries' messages, ``MESSAGES``
 below says what a pattern means).
 """
 
@@ -55,8 +55,6 @@ CancelReason = Annotated[
 
 # --------------------------------------------------------------------------- parameters
 _INT64_SCHEMA: dict[str, Any] = {"minimum": INT64_MIN, "maximum": INT64_MAX}  # exact, not as floats
-
-
 _INT64 = Parameter(ge=INT64_MIN, le=INT64_MAX, schema_extra=_INT64_SCHEMA)
 
 QueryInt64 = Annotated[int | None, _INT64]
