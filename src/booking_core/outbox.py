@@ -84,7 +84,8 @@ class RetryPolicy:
         """The wait after ``attempts`` failed tries; ``jitter`` is a random number in [0, 1)."""
         exponent = min(max(attempts - 1, 0), 32)  # 2**32 minutes is far beyond any cap
         ceiling = min(self.cap, self.base * (1 << exponent))
-        return ceiling / 2 + ceiling / 2 * min(max(jitter, 0.0), 1.0)
+        fixed = ceiling / 2
+        return fixed + (ceiling - fixed) * min(max(jitter, 0.0), 1.0)
 
     def gives_up(self, attempts: int) -> bool:
         """True when ``attempts`` tries are all a message gets."""

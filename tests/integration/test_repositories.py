@@ -643,13 +643,18 @@ def test_outbox_claims_settle_and_retry(world: Backend) -> None:
         # a settlement of an older claim (try 1) is refused: try 2 owns the message now
         assert not uow.outbox_queue.mark_sent(claimed, NOW, message_id="<m-1@x>", note=None)
         assert uow.outbox_queue.mark_sent(again[0], NOW + timedelta(hours=1), message_id="<m-1@x>", note=None)
-        assert uow.outbox_queue.mark_failed(again[1], NOW + timedelta(hours=1), error="550", message_id="<m-2@x>")
+        assert uow.outbox_queue.mark_failed(
+            again[1], NOW + timedelta(hours=1), error="550", message_id="<m-2@x>"
+        )
         uow.commit()
     with world.uow() as uow:
-        sent, failed = uow.outbox_queue.list(OutboxStatus.SENT, limit=10), uow.outbox_queue.list(
-            OutboxStatus.FAILED, limit=10
+        sent, failed = (
+            uow.outbox_queue.list(OutboxStatus.SENT, limit=10),
+            uow.outbox_queue.list(OutboxStatus.FAILED, limit=10),
         )
-        assert [(e.id, e.sent_at, e.message_id) for e in sent] == [("m-1", NOW + timedelta(hours=1), "<m-1@x>")]
+        assert [(e.id, e.sent_at, e.message_id) for e in sent] == [
+            ("m-1", NOW + timedelta(hours=1), "<m-1@x>")
+        ]
         assert [(e.id, e.last_error) for e in failed] == [("m-2", "550")]
         assert _ids(uow.outbox_queue.list(None, limit=10)) == ["m-2", "m-1"]
         assert uow.outbox_queue.counts() == {OutboxStatus.SENT: 1, OutboxStatus.FAILED: 1}

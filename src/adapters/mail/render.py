@@ -49,7 +49,6 @@ def render_email(
         message["Reply-To"] = notification.reply_to
     message["Date"] = format_datetime(now)
     message["Message-ID"] = message_id
-    message["Content-Language"] = language
     message.set_content(str(text))
     message.add_alternative(html, subtype="html")
     if notification.has_calendar_event:
@@ -59,4 +58,5 @@ def render_email(
             filename=f"booking-{notification.facts.reference_code}.ics",
             params={"method": "PUBLISH"},
         )
+    message["Content-Language"] = language  # last: setting the parts moves Content-* headers
     return message

@@ -66,8 +66,6 @@ class StripeGateway:
         if reference_code:
             metadata["reference_code"] = reference_code
         params: dict[str, Any] = {"amount": amount_minor, "currency": currency.lower(), "metadata": metadata}
-        if reference_code:
-            params["description"] = f"Booking {reference_code}"
         if destination_account:
             params["transfer_data"] = {"destination": destination_account}
         with _provider_errors("create a payment intent"):
@@ -93,8 +91,8 @@ class StripeGateway:
                 intent_id, options={"max_network_retries": self._retries}
             )
             params: dict[str, Any] = {"payment_intent": intent_id}
-            transfer = intent.get("transfer_data")
-            if transfer and transfer.get("destination"):
+            transfer = getattr(intent, "transfer_data", None)
+            if transfer is not None and getattr(transfer, "destination", None):
                 params["reverse_transfer"] = True
             refund = self._client.v1.refunds.create(
                 params=params,  # type: ignore[arg-type]
