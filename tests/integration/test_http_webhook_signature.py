@@ -59,3 +59,10 @@ def test_a_signature_from_the_future_beyond_the_tolerance_is_refused(api: Api) -
         "/webhooks/provider/", content=body, headers={"Stripe-Signature": sign(body, secret, now + 299)}
     )
     assert (ahead.status_code, within.status_code) == (400, 200)
+
+
+def test_a_signature_with_bytes_beyond_ascii_is_400(api: Api) -> None:
+    body = b'{"id": "evt_n", "type": "customer.created", "data": {"object": {}}}'
+    header = f"t={int(api.clock.now().timestamp())},v1=".encode() + "é".encode("latin-1")
+    response = api.client.post("/webhooks/provider/", content=body, headers={"Stripe-Signature": header})
+    assert (response.status_code, response.json()) == (400, {"error": "invalid signature"})
