@@ -206,6 +206,11 @@ def test_stripe_webhooks_are_checked_by_the_sdk(api: Api) -> None:
             "/webhooks/provider/", content=event.encode(), headers={"Stripe-Signature": header}
         )
         assert (response.status_code, response.json()) == (400, {"error": "invalid signature"}), header[:40]
+    beyond_ascii = f"t={now},v1=".encode() + "é".encode("latin-1")
+    response = api.client.post(
+        "/webhooks/provider/", content=event.encode(), headers={"Stripe-Signature": beyond_ascii}
+    )
+    assert (response.status_code, response.json()) == (400, {"error": "invalid signature"})
     not_utf8 = b"\xff\xfe" + event.encode()
     header = f"t={int(time.time())},v1=00"
     response = api.client.post("/webhooks/provider/", content=not_utf8, headers={"Stripe-Signature": header})

@@ -66,8 +66,9 @@ def verify(
 def _verify_with_stripe(payload: bytes, header: str | None, secret: str) -> None:
     try:
         stripe.WebhookSignature.verify_header(payload, header, secret, TOLERANCE_SECONDS)
-    except (stripe.SignatureVerificationError, UnicodeDecodeError, ValueError, OverflowError):
-        # the SDK decodes the body as UTF-8 before it checks anything
+    except (stripe.SignatureVerificationError, UnicodeDecodeError, ValueError, TypeError):
+        # the SDK decodes the body as UTF-8 before it checks anything, and its comparison refuses a
+        # signature with characters beyond ASCII
         raise BadRequest(INVALID_SIGNATURE) from None
 
 
