@@ -21,8 +21,10 @@ from booking_core.errors import MailDeliveryFailed
 from booking_core.outbox import MailTemplate, OutboxStatus
 from booking_core.usecases.outbox import dispatch_outbox, list_outbox
 from entrypoints.worker import run_once
-from tests.integration.http_fixtures import ANNA, Api, book, pay, start
+from tests.integration.http_fixtures import ANNA, Api, book, loaded_sqlite_url, pay, sqlite_template, start
 from tests.integration.test_mail_render import _notification
+
+__all__ = ["loaded_sqlite_url", "sqlite_template"]  # fixtures
 
 TLS = Path(__file__).resolve().parents[1] / "support" / "tls"
 SENDER = "bookings@center.example"
