@@ -6,7 +6,9 @@ Two languages need a dozen names each; a locale library would bring the data of 
 from __future__ import annotations
 
 from datetime import datetime
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
+
+from booking_core.payments import from_minor_units, to_minor_units
 
 _MONTHS = {
     "de": ("Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September",
@@ -19,7 +21,6 @@ _WEEKDAYS = {
     "en": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
 }
 _SYMBOLS = {"EUR": "€", "USD": "$", "GBP": "£", "CHF": "CHF", "JPY": "¥"}
-_ZERO_DECIMAL = frozenset({"JPY", "KRW", "VND", "CLP", "ISK"})
 
 
 def long_date(moment: datetime, language: str) -> str:
@@ -38,8 +39,8 @@ def clock(moment: datetime) -> str:
 
 def money(amount: Decimal, currency: str, language: str) -> str:
     """``20,00 €`` / ``€20.00``; grouping of thousands as each language writes it."""
-    places = Decimal(1) if currency.upper() in _ZERO_DECIMAL else Decimal("0.01")
-    number = f"{amount.quantize(places, rounding=ROUND_HALF_UP):,}"
+    # the currency's own number of decimals (none for JPY), as the provider charges it
+    number = f"{from_minor_units(to_minor_units(amount, currency), currency):,}"
     symbol = _SYMBOLS.get(currency.upper(), currency.upper())
     if language == "de":
         number = number.replace(",", "\0").replace(".", ",").replace("\0", ".")
