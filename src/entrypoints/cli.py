@@ -26,6 +26,7 @@ from booking_core.outbox import OutboxStatus
 from booking_core.usecases import operator, outbox, sandbox
 from entrypoints import worker
 from entrypoints.bootstrap import Services, bootstrap
+from entrypoints.commission_commands import add_commission_commands
 from entrypoints.config import ConfigError, Settings, load_settings
 from entrypoints.sandbox import DeliveryFailed, service_url
 from entrypoints.sandbox import pay as post_payment
@@ -136,6 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
         sandbox_group,
     )
     settle.add_argument("booking_id", metavar="BOOKING_ID")
+    commissions = group("commissions", "partners' commissions: the monthly report and the SEPA payout")
+    add_commission_commands(commissions, command, _services)
     work = command("worker", _worker, "run the background worker in the foreground")
     work.add_argument("--once", action="store_true", help="one pass, then exit")
     work.add_argument(

@@ -1,4 +1,4 @@
-"""Migration 0005: outbox states and Message-IDs; unsent ``booking_paid`` rows become their two emails."""
+"""Migration 0006: outbox states and Message-IDs; unsent ``booking_paid`` rows become their two emails."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def _rows(url: str) -> list[tuple[str, str, dict[str, str]]]:
 
 
 def test_unsent_booking_paid_rows_become_two_emails_and_back(url: str) -> None:
-    upgrade(url, "0004")
+    upgrade(url, "0005")
     engine = make_engine(url)
     insert = text(
         "INSERT INTO outbox (id, kind, payload, created_at, due_at, attempts, sent_at) "
@@ -55,7 +55,7 @@ def test_unsent_booking_paid_rows_become_two_emails_and_back(url: str) -> None:
     assert states["old-sent"] == "sent"
     assert sorted(states.values()) == ["pending", "pending", "sent"]
 
-    command.downgrade(alembic_config(url), "0004")
+    command.downgrade(alembic_config(url), "0005")
     assert sorted((kind, payload["booking_id"]) for _, kind, payload in _rows(url)) == [
         ("booking_paid", "b-1"),
         ("booking_paid", "b-2"),

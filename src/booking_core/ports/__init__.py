@@ -2,6 +2,7 @@
 
 from booking_core.ports.idempotency import IdempotencyRecord, IdempotencyRecords
 from booking_core.ports.mail import Mailer, OutboxQueue
+from booking_core.ports.payouts import PayoutFiles
 from booking_core.ports.repositories import (
     BookingCheck,
     BookingQuery,
@@ -47,6 +48,7 @@ __all__ = [
     "PasswordHasher",
     "PaymentGateway",
     "Payments",
+    "PayoutFiles",
     "ProviderIntent",
     "ResourceMappings",
     "ResourceQuery",

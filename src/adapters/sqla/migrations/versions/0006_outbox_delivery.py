@@ -5,8 +5,8 @@ A paid booking used to get one ``booking_paid`` row; now each email is its own r
 ``payload`` template and booking id). Unsent ``booking_paid`` rows become the two emails they stood
 for; sent ones stay as history. The downgrade joins unsent pairs back into one ``booking_paid`` row.
 
-Revision ID: 0005
-Revises: 0004
+Revision ID: 0006
+Revises: 0005
 Create Date: 2026-11-23
 """
 
@@ -17,8 +17,8 @@ import uuid
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0005"
-down_revision = "0004"
+revision = "0006"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 
