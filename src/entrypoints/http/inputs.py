@@ -37,15 +37,15 @@ def nested_too_deep(body: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
     skeleton = b"".join(text.split(b'"')[::2]).translate(_ONE_KIND, _NOT_BRACKETS)
     too_many = b"[" * (limit + 1)
     for _ in range(limit):
+        if not skeleton:
+            return False
         if too_many in skeleton:
             return True
         inner_removed = skeleton.replace(b"[]", b"")
-        if not inner_removed:
-            return False
         if len(inner_removed) == len(skeleton):  # unbalanced
             return True
         skeleton = inner_removed
-    return True
+    return bool(skeleton)
 
 
 async def check_request(request: Request[Any, Any, Any]) -> None:
