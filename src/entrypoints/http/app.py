@@ -57,6 +57,8 @@ def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
     api = Router(
         path=API_PREFIX,
         route_handlers=[api_index, resources.router, bookings.router, client.router, auth.router],
+        # the API's requests only: the provider's webhook checks its signature over the raw body first
+        before_request=check_request,
     )
     metrics = PrometheusConfig(app_name="booking", prefix="booking", group_path=True)
     app = Litestar(
@@ -64,7 +66,6 @@ def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
         dependencies={
             "deps": Provide(lambda: deps, use_cache=True, sync_to_thread=False),
         },
-        before_request=check_request,
         exception_handlers={Exception: handle_exception},
         middleware=[metrics.middleware, *rate_limit_middleware(services.settings.rate_limit_per_minute)],
         stores=counter_stores(),

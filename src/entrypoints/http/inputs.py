@@ -1,4 +1,4 @@
-"""Checks of the raw request that hold for every endpoint, before any handler sees it.
+"""Checks of the raw request that hold for every API endpoint, before any handler sees it.
 
 The JSON decoder recurses once per level of nesting and expects UTF-8: a body of 100,000 ``[``
 would exhaust Python's recursion limit, and bytes that are not UTF-8 raise a decoding error that
