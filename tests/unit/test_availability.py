@@ -23,6 +23,7 @@ from booking_core.rules import validate_booking
 from booking_core.schedule import expand_windows
 from booking_core.timerange import TimeRange, subtract
 from tests.unit.builders import at, closure, on, resource, slot, span, weekly
+from tests.unit.test_offered_is_accepted import Scenario, scenarios
 
 MONDAY = dt.date(2026, 6, 1)
 EARLIER = at(dt.date(2026, 5, 1), "09:00")
@@ -397,3 +398,23 @@ def first_hour(first_half_past_one: dt.datetime) -> TimeRange:
     """From 01:00 to the first 01:30 and on to the clock change, 30 minutes later."""
     half_hour = dt.timedelta(minutes=30)
     return TimeRange(first_half_past_one - half_hour, first_half_past_one + half_hour)
+
+
+@given(case=scenarios(), shares=st.lists(st.floats(0, 1, exclude_max=True), min_size=1, max_size=5))
+def test_ranges_stay_the_same_until_the_instant_given_whatever_the_rules(
+    case: Scenario, shares: list[float]
+) -> None:
+    """The cache's guarantee, over the scenarios of the properties that offered is accepted."""
+    first, last = case.dates[0], case.dates[-1]
+    blocking, now = list(case.blocking), case.now.astimezone(dt.UTC)
+
+    found, until = available_ranges_until(case.resource, first, last, blocking=blocking, now=now, demand=ZERO)
+
+    assert until is None or until >= now
+    # with nothing in sight, any time up to two days past the last date
+    horizon = until or dt.datetime.combine(last + dt.timedelta(days=3), dt.time(0), case.tz)
+    for share in shares:
+        moment = min(now + (horizon - now) * share, horizon - dt.timedelta(microseconds=1))
+        if moment >= now:
+            later = available_ranges(case.resource, first, last, blocking=blocking, now=moment, demand=ZERO)
+            assert later == found, moment
