@@ -333,6 +333,23 @@ def test_a_free_block_across_midnight_is_measured_whole_whatever_the_dates_asked
     validate_booking(court, booking, participant_count=1, blocking=taken, now=EARLIER)
 
 
+def test_the_dates_look_far_enough_ahead_for_the_gap_rule() -> None:
+    # 23:15 to 00:45 leaves 2h15 after it; seen only to 01:00, the block would seem to leave 15 minutes
+    court = resource(
+        on(TUESDAY, slot("20:00", "00:00")),
+        on(WEDNESDAY, slot("00:00", "03:00")),
+        booking_interval_minutes=45,
+        prevent_unbookable_gaps=True,
+    )
+    taken = [span(TUESDAY, "20:00", "23:15")]
+
+    found = available_ranges(court, TUESDAY, TUESDAY, blocking=taken, now=EARLIER, demand=ZERO)
+
+    assert times(found) == [("23:15", "00:00")]
+    booking = TimeRange(at(TUESDAY, "23:15"), at(WEDNESDAY, "00:45"))
+    validate_booking(court, booking, participant_count=1, blocking=taken, now=EARLIER)
+
+
 def test_no_range_where_the_gap_rule_and_the_maximum_leave_nothing_bookable() -> None:
     court = resource(
         *weekly(slot("08:00", "11:00")),
