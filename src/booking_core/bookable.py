@@ -43,9 +43,14 @@ def gap_violation(free_block: TimeRange, span: TimeRange, min_minutes: int) -> i
     """
     shortest = dt.timedelta(minutes=min_minutes)
     for gap in (span.start - free_block.start, free_block.end - span.end):
-        if _NONE < gap < shortest:
+        if _too_short(gap, shortest):
             return max(1, gap // _MINUTE)
     return None
+
+
+def _too_short(gap: dt.timedelta, shortest: dt.timedelta) -> bool:
+    # free time left beside a booking that no booking could fill; none left is fine
+    return _NONE < gap < shortest
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -121,20 +126,20 @@ class BookingRules:
 
     def leaves_short_gap(self, gap: dt.timedelta) -> bool:
         """True when the gap rule is on and ``gap`` of free time is left but too short to book."""
-        return self.gap_rule and _NONE < gap < self.shortest
+        return self.gap_rule and _too_short(gap, self.shortest)
 
     def gap_refusal(self, free_block: TimeRange, span: TimeRange) -> ValidationFailed | None:
         """The gap rule: before and after the booking, its free block keeps nothing or a bookable gap.
 
         ``free_block`` is measured whole: windows merged, blocking time subtracted, no lead-time cut.
         """
-        for gap in (span.start - free_block.start, free_block.end - span.end):
-            if self.leaves_short_gap(gap):
-                return ValidationFailed(
-                    f"This booking would leave a {max(1, gap // _MINUTE)}-minute gap; "
-                    f"the minimum booking is {self.shortest // _MINUTE} minutes."
-                )
-        return None
+        shortest = self.shortest // _MINUTE
+        gap = gap_violation(free_block, span, shortest) if self.gap_rule else None
+        if gap is None:
+            return None
+        return ValidationFailed(
+            f"This booking would leave a {gap}-minute gap; the minimum booking is {shortest} minutes."
+        )
 
 
 def longest_bookings(rules: BookingRules, block: TimeRange, now: dt.datetime) -> Iterator[TimeRange]:

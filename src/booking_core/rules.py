@@ -12,7 +12,8 @@
    before and after it is either none or at least the minimum booking.
 
 Rules 2, 3, 4 and 8 are questions of :class:`booking_core.bookable.BookingRules`, which availability
-asks too. Whether the resource exists and is bookable at all is the use case's concern.
+asks too; it meets 6 and 7 by looking only inside free blocks. Whether the resource exists and is
+bookable at all is the use case's concern.
 """
 
 from __future__ import annotations
