@@ -72,12 +72,17 @@ def _in_utc(instant: datetime) -> datetime:
 def merge(ranges: Iterable[TimeRange]) -> list[TimeRange]:
     """Union of ``ranges``: overlapping and touching ranges become one; empty ones vanish."""
     merged: list[TimeRange] = []
+    block: TimeRange | None = None
+    end = datetime.min  # of ``block``, which grows until a range begins after it
     for current in sorted((r for r in ranges if r.start < r.end), key=_BY_START):
-        if merged and current.start <= merged[-1].end:
-            if current.end > merged[-1].end:
-                merged[-1] = TimeRange(merged[-1].start, current.end)
-        else:
-            merged.append(current)
+        if block is not None and current.start <= end:
+            end = max(end, current.end)
+            continue
+        if block is not None:
+            merged.append(block if block.end == end else TimeRange(block.start, end))
+        block, end = current, current.end
+    if block is not None:
+        merged.append(block if block.end == end else TimeRange(block.start, end))
     return merged
 
 
