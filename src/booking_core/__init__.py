@@ -29,7 +29,15 @@ from booking_core.catalog import (
     UnavailablePeriod,
     Venue,
 )
-from booking_core.commission import Commission, CommissionStatus, commission_amount, commission_month
+from booking_core.commission import (
+    Commission,
+    CommissionStatus,
+    MonthlyTotals,
+    commission_amount,
+    commission_month,
+    monthly_totals,
+    parse_month,
+)
 from booking_core.errors import (
     BadRequest,
     DomainError,
@@ -40,6 +48,8 @@ from booking_core.errors import (
     SlotUnavailable,
     ValidationFailed,
 )
+from booking_core.iban import parse_bic, parse_iban
+from booking_core.payout import HeldBack, PayoutBatch, PayoutPlan, PayoutStatus, Transfer, plan_payout
 from booking_core.pricing import Quote, demand_level, dynamic_price, quote
 from booking_core.rules import (
     booking_span,
@@ -68,9 +78,14 @@ __all__ = [
     "DomainError",
     "DynamicPricing",
     "Forbidden",
+    "HeldBack",
     "InvalidTransition",
     "Language",
+    "MonthlyTotals",
     "NotFound",
+    "PayoutBatch",
+    "PayoutPlan",
+    "PayoutStatus",
     "PermissionDenied",
     "PriceUnit",
     "Principal",
@@ -81,6 +96,7 @@ __all__ = [
     "SlotUnavailable",
     "TimeRange",
     "TimeSlot",
+    "Transfer",
     "UnavailablePeriod",
     "User",
     "ValidationFailed",
@@ -99,6 +115,11 @@ __all__ = [
     "intersect",
     "longest_bookings",
     "merge",
+    "monthly_totals",
+    "parse_bic",
+    "parse_iban",
+    "parse_month",
+    "plan_payout",
     "quote",
     "raw_availability",
     "subtract",

@@ -1,6 +1,7 @@
 """Ports: what the domain needs from storage, payment, mail, time and randomness."""
 
 from booking_core.ports.idempotency import IdempotencyRecord, IdempotencyRecords
+from booking_core.ports.payouts import PayoutFiles
 from booking_core.ports.repositories import (
     BookingCheck,
     BookingQuery,
@@ -44,6 +45,7 @@ __all__ = [
     "PasswordHasher",
     "PaymentGateway",
     "Payments",
+    "PayoutFiles",
     "ProviderIntent",
     "ResourceMappings",
     "ResourceQuery",
