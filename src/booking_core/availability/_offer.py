@@ -1,13 +1,9 @@
-"""Availability: what is still free to book, and the raw material it is computed from.
+"""The free ranges: the time of the bookings the rules accept, cut to the dates and split by price.
 
-Availability offers exactly what the booking rules accept (CONTRACT 4.1). The free ranges are the
-time covered by the bookings the rules accept: the longest booking from every start they accept
-(:func:`booking_core.bookable.longest_bookings`, the model the validator asks too), joined, cut to
-the queried dates and split where the date, price, pricing unit or label changes. Free blocks are
-taken whole, beyond the queried dates as far as a booking or the gap rule can see
-(:func:`availability_span`), so a date's ranges do not depend on the query's other dates.
-
-After sorting, linear in windows, blocking ranges and the aligned instants of free time.
+The free ranges are the time covered by the bookings the rules accept: the longest booking from
+every start they accept (:func:`booking_core.bookable.longest_bookings`, the model the validator
+asks too), joined, cut to the queried dates and split where the date, price, pricing unit or label
+changes. After sorting, linear in windows, blocking ranges and the aligned instants of free time.
 """
 
 from __future__ import annotations
@@ -17,17 +13,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
+from booking_core.availability._reach import availability_span, local_days
 from booking_core.bookable import BookingRules, longest_bookings
-from booking_core.catalog import Resource, UnavailablePeriod
-from booking_core.localtime import local_instant, next_aligned
+from booking_core.catalog import Resource
+from booking_core.localtime import next_aligned
 from booking_core.pricing import dynamic_price, slot_prices
 from booking_core.schedule import Window, blocked_time, expand_windows
-from booking_core.timerange import TimeRange, intersect, merge, subtract
-
-_DAY = dt.timedelta(days=1)
-_MIDNIGHT = dt.time(0)
-#: more than the longest real time between two aligned instants: an interval and any clock change
-_CLOCK_CHANGE = dt.timedelta(hours=3)
+from booking_core.timerange import TimeRange, intersect, subtract
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -42,35 +34,6 @@ class AvailableRange:
     label: str
     slot_prices: dict[str, Decimal] | None
     range: TimeRange
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BookedSlot:
-    """A booking's time as the raw availability shows it."""
-
-    start: dt.datetime
-    end: dt.datetime
-    booking_id: str
-    #: For an unpaid (pending) booking, the instant its hold lapses and the time is free again.
-    hold_expires_at: dt.datetime | None = None
-
-    @property
-    def span(self) -> TimeRange:
-        """The blocked instants."""
-        return TimeRange(self.start, self.end)
-
-    def blocks_at(self, now: dt.datetime) -> bool:
-        """True while the slot holds its time: always, or until its hold lapses."""
-        return self.hold_expires_at is None or now < self.hold_expires_at
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RawAvailability:
-    """Windows, bookings and closures of a date range, without subtracting anything."""
-
-    windows: list[Window]
-    booked_slots: list[BookedSlot]
-    unavailable_periods: list[UnavailablePeriod]
 
 
 def _split_by_window(
@@ -163,55 +126,9 @@ def available_ranges_until(
     rules, now = BookingRules.of(resource), now.astimezone(dt.UTC)
     windows, free = _free_blocks(resource, availability_span(resource, start_date, end_date, now), blocking)
     bookings = [booking for block in free for booking in longest_bookings(rules, block, now)]
-    offered = intersect(bookings, [_local_days(resource, start_date, end_date)])
+    offered = intersect(bookings, [local_days(resource, start_date, end_date)])
     on_dates = [w for w in windows if start_date <= w.date <= end_date]
     return _ranges(resource, on_dates, offered, demand=demand), _unchanged_until(rules, free, bookings, now)
-
-
-def availability_span(
-    resource: Resource, start_date: dt.date, end_date: dt.date, now: dt.datetime
-) -> TimeRange:
-    """The time whose windows and blocking decide the free ranges of the local dates at ``now``.
-
-    :func:`available_ranges` needs the blocking ranges that overlap it. It reaches back to the
-    first start that could still book into the dates (the lead-time cut, or the longest booking
-    before the first date, but not across a break in the windows) less a minimum booking, and
-    ahead two minimum bookings and an interval past the last date. A free block cut off there
-    leaves every verdict that matters to the dates as it is: the gap rule only tells a gap shorter
-    than the minimum booking from a longer one.
-    """
-    rules = BookingRules.of(resource)
-    days = _local_days(resource, start_date, max(start_date, end_date))
-    first_start = rules.earliest(now)
-    if rules.longest is not None:
-        first_start = max(first_start, days.start - rules.longest)
-    start = _unbroken_since(resource, days.start, first_start - rules.shortest)
-    interval = dt.timedelta(minutes=min(rules.interval_minutes, 24 * 60))
-    end = days.end + 2 * rules.shortest + interval + _CLOCK_CHANGE
-    return TimeRange(start, max(start, end))
-
-
-def _local_days(resource: Resource, start_date: dt.date, end_date: dt.date) -> TimeRange:
-    """The instants of the local dates ``start_date`` to ``end_date``."""
-    tz = resource.tz
-    return TimeRange(local_instant(start_date, _MIDNIGHT, tz), local_instant(end_date + _DAY, _MIDNIGHT, tz))
-
-
-def _unbroken_since(resource: Resource, instant: dt.datetime, floor: dt.datetime) -> dt.datetime:
-    """The earliest instant, not before ``floor``, from which windows run without a break up to
-    ``instant`` (``instant`` itself when no window reaches it from before)."""
-    tz = resource.tz
-    start, day = instant, instant.astimezone(tz).date()
-    while start > floor:
-        before = day - _DAY
-        stretches = merge(w.range for w in expand_windows(resource, before, day))
-        stretch = next((s for s in stretches if s.start < start <= s.end), None)
-        if stretch is None:
-            break
-        start, day = stretch.start, before
-        if start > local_instant(before, _MIDNIGHT, tz):
-            break  # the stretch begins on the earlier day
-    return max(start, floor)
 
 
 def _free_blocks(
@@ -257,29 +174,3 @@ def _ranges(
         )
         for window, part in _join_alike(_split_by_window(windows, offered))
     ]
-
-
-def raw_availability(
-    resource: Resource, start_date: dt.date, end_date: dt.date, *, booked: Sequence[BookedSlot]
-) -> RawAvailability:
-    """Windows of the local dates ``start_date`` to ``end_date`` with the bookings and closures in them.
-
-    Args:
-        resource: The resource.
-        start_date: First local date.
-        end_date: Last local date, inclusive.
-        booked: Blocking bookings; only those overlapping the dates are kept.
-
-    Returns:
-        Windows, booked slots and unavailable periods, each sorted by start.
-    """
-    if end_date < start_date:
-        return RawAvailability(windows=[], booked_slots=[], unavailable_periods=[])
-    span = _local_days(resource, start_date, end_date)
-    slots = [b for b in booked if b.start < span.end and span.start < b.end]
-    periods = [p for p in resource.unavailable_periods if p.range.overlaps(span)]
-    return RawAvailability(
-        windows=expand_windows(resource, start_date, end_date),
-        booked_slots=sorted(slots, key=lambda b: (b.start.astimezone(dt.UTC), b.booking_id)),
-        unavailable_periods=sorted(periods, key=lambda p: p.range.start),
-    )
