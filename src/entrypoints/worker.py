@@ -1,4 +1,5 @@
-"""The background worker: expire lapsed holds and complete past bookings, every few seconds.
+"""The background worker, every few seconds: send the outbox's due email, expire lapsed holds and
+complete past bookings.
 
 ``booking worker`` runs :func:`run_forever` in the foreground; ``booking serve`` starts the same loop
 in a daemon thread of each server process (:func:`start_inprocess_worker`) unless
@@ -10,10 +11,11 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from booking_core.errors import DomainError
 from booking_core.usecases.operator import complete_past_bookings, expire_holds
+from booking_core.usecases.outbox import DispatchResult, dispatch_outbox
 from entrypoints.bootstrap import Services
 
 log = logging.getLogger("booking.worker")
@@ -27,15 +29,28 @@ class SweepResult:
 
     expired: int
     completed: int
+    mail: DispatchResult = field(default_factory=DispatchResult)
 
     def __str__(self) -> str:
-        return f"expired {self.expired} hold(s), completed {self.completed} booking(s)"
+        return f"expired {self.expired} hold(s), completed {self.completed} booking(s); mail: {self.mail}"
+
+    @property
+    def changed(self) -> bool:
+        """Whether the pass did anything worth a log line."""
+        return bool(self.expired or self.completed or self.mail.total)
 
 
 def run_once(services: Services) -> SweepResult:
-    """One pass: expire lapsed holds, then complete bookings whose time has passed."""
-    # TODO(outbox issue): dispatch due outbox messages here as well.
-    return SweepResult(expired=expire_holds(services.deps), completed=complete_past_bookings(services.deps))
+    """One pass: expire lapsed holds, complete bookings whose time has passed, send due email.
+
+    Email goes last, so that a slow mail server delays nothing else; an outage of it only leaves
+    messages for a later pass (``booking_core.usecases.outbox``).
+    """
+    expired = expire_holds(services.deps)
+    completed = complete_past_bookings(services.deps)
+    return SweepResult(
+        expired=expired, completed=completed, mail=dispatch_outbox(services.deps, services.mailer)
+    )
 
 
 def run_forever(services: Services, stop: threading.Event, interval: float = INTERVAL_SECONDS) -> None:
@@ -48,7 +63,7 @@ def run_forever(services: Services, stop: threading.Event, interval: float = INT
         except Exception:
             log.exception("worker pass failed unexpectedly")
         else:
-            if result.expired or result.completed:
+            if result.changed:
                 log.info("worker: %s", result)
         stop.wait(interval)
 

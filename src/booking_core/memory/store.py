@@ -15,6 +15,7 @@ from booking_core.booking import BLOCKING_STATUSES, Booking
 from booking_core.catalog import Resource
 from booking_core.commission import Commission
 from booking_core.errors import SlotUnavailable
+from booking_core.memory.outbox import InMemoryOutbox
 from booking_core.memory.repositories import (
     MemoryBookings,
     MemoryClients,
@@ -28,10 +29,10 @@ from booking_core.memory.repositories import (
     MemoryUsers,
     MemoryVenueMappings,
 )
-from booking_core.memory.services import InMemoryOutbox
+from booking_core.outbox import OutboxEntry
 from booking_core.payments import Payment
 from booking_core.payout import PayoutBatch
-from booking_core.ports import IdempotencyRecord, OutboxMessage
+from booking_core.ports import IdempotencyRecord
 
 
 @dataclass
@@ -50,7 +51,7 @@ class Tables:
     payout_batches: dict[str, PayoutBatch] = field(default_factory=dict)
     payments: dict[str, Payment] = field(default_factory=dict)
     processed_events: set[str] = field(default_factory=set)
-    outbox: list[OutboxMessage] = field(default_factory=list)
+    outbox: dict[str, OutboxEntry] = field(default_factory=dict)
     idempotency: dict[tuple[str, str], IdempotencyRecord] = field(default_factory=dict)
     #: How many commits made these tables: the data version of everything in them.
     generation: int = 0
@@ -106,7 +107,7 @@ class InMemoryUnitOfWork:
         self.venue_mappings = MemoryVenueMappings(t.venue_mappings)
         self.commissions = MemoryCommissions(t.commissions, t.payout_batches)
         self.payments = MemoryPayments(t.payments, t.processed_events)
-        self.outbox = InMemoryOutbox(t.outbox)
+        self.outbox = self.outbox_queue = InMemoryOutbox(t.outbox)
         self.idempotency = MemoryIdempotency(t.idempotency)
 
     def __enter__(self) -> Self:

@@ -11,6 +11,7 @@ from booking_core.accounts import Actor
 from booking_core.booking import Booking, BookingStatus
 from booking_core.commission import Commission, CommissionStatus, commission_amount, commission_month
 from booking_core.errors import AlreadyPaid, InvalidTransition
+from booking_core.outbox import MailTemplate
 from booking_core.payments import Payment, PaymentStatus, to_minor_units
 from booking_core.ports import OutboxMessage, UnitOfWork
 from booking_core.usecases.bookings import owned_booking
@@ -80,6 +81,7 @@ def create_payment_intent(
             booking_id=booking.id,
             idempotency_key=f"intent-{booking.id}-{len(existing)}",
             destination_account=account,
+            reference_code=booking.reference_code,
         )
         payment = Payment(
             id=deps.ids.new_id(),
@@ -159,11 +161,8 @@ def _succeeded(
         return
     uow.bookings.save(paid)
     _record_commission(deps, uow, paid, now)
-    uow.outbox.add(
-        OutboxMessage(
-            id=deps.ids.new_id(), kind="booking_paid", payload={"booking_id": paid.id}, created_at=now
-        )
-    )
+    for template in (MailTemplate.BOOKING_PAID_USER, MailTemplate.BOOKING_PAID_OPERATOR):
+        uow.outbox.add(OutboxMessage.email(template, paid.id, id=deps.ids.new_id(), now=now))
 
 
 def _still_free(uow: UnitOfWork, booking: Booking, now: datetime) -> bool:
