@@ -78,3 +78,11 @@ class PaymentProviderError(DomainError):
 
 class StorageUnavailable(DomainError):
     """The database could not be reached or failed for reasons outside the request."""
+
+
+class TransientConflict(StorageUnavailable):
+    """A concurrent transaction got in the way (deadlock, serialization failure, busy database).
+
+    Use cases decorated with :func:`booking_core.usecases.retry.retried` run again from the start;
+    only when every attempt met one does it reach the caller, as storage that is unavailable.
+    """

@@ -1,4 +1,5 @@
-"""The background worker: expire lapsed holds and complete past bookings, every few seconds.
+"""The background worker: expire lapsed holds, complete past bookings and send refund requests the
+provider has not accepted yet, every few seconds.
 
 ``booking worker`` runs :func:`run_forever` in the foreground; ``booking serve`` starts the same loop
 in a daemon thread of each server process (:func:`start_inprocess_worker`) unless
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 
 from booking_core.errors import DomainError
 from booking_core.usecases.operator import complete_past_bookings, expire_holds
+from booking_core.usecases.refunds import retry_refunds
 from entrypoints.bootstrap import Services
 
 log = logging.getLogger("booking.worker")
@@ -27,15 +29,20 @@ class SweepResult:
 
     expired: int
     completed: int
+    refunds: int = 0
 
     def __str__(self) -> str:
-        return f"expired {self.expired} hold(s), completed {self.completed} booking(s)"
+        done = f"expired {self.expired} hold(s), completed {self.completed} booking(s)"
+        return f"{done}, sent {self.refunds} refund request(s)"
 
 
 def run_once(services: Services) -> SweepResult:
     """One pass: expire lapsed holds, then complete bookings whose time has passed."""
     # TODO(outbox issue): dispatch due outbox messages here as well.
-    return SweepResult(expired=expire_holds(services.deps), completed=complete_past_bookings(services.deps))
+    deps = services.deps
+    return SweepResult(
+        expired=expire_holds(deps), completed=complete_past_bookings(deps), refunds=retry_refunds(deps)
+    )
 
 
 def run_forever(services: Services, stop: threading.Event, interval: float = INTERVAL_SECONDS) -> None:
@@ -48,7 +55,7 @@ def run_forever(services: Services, stop: threading.Event, interval: float = INT
         except Exception:
             log.exception("worker pass failed unexpectedly")
         else:
-            if result.expired or result.completed:
+            if result.expired or result.completed or result.refunds:
                 log.info("worker: %s", result)
         stop.wait(interval)
 

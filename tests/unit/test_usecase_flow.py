@@ -25,6 +25,7 @@ from booking_core.errors import (
     ValidationFailed,
 )
 from booking_core.memory import FixedClock, InMemoryStore, PlainPasswords, SandboxPayments, SequentialIds
+from booking_core.payments import PaymentStatus
 from booking_core.usecases import auth, bookings, browse, clients, idempotency, operator, payments
 from booking_core.usecases.deps import Deps
 
@@ -111,6 +112,10 @@ def pay(deps: Deps, view: bookings.BookingView, actor: Actor, event_id: str = "e
     payments.apply_payment_event(deps, event)
 
 
+def templates(store: InMemoryStore) -> list[str]:
+    return [str(m.payload["template"]) for m in store.tables.outbox]
+
+
 def test_register_login_logout(deps: Deps) -> None:
     user, token = auth.register_user(deps, email="Bob@Example.com", password="0123456789", language=None)
     assert user.email == "bob@example.com"
@@ -138,12 +143,18 @@ def test_book_pay_and_cancel_with_refund(deps: Deps, gateway: SandboxPayments, s
     paid = bookings.get_booking(deps, anna, view.booking.id)
     assert paid.booking.status is BookingStatus.PAID
     assert paid.booking.paid_at == NOW
-    assert len(store.tables.outbox) == 1
+    assert templates(store) == ["booking_paid_user", "booking_paid_operator"]
     with pytest.raises(BadRequest, match="already been paid"):
         payments.create_payment_intent(deps, anna, view.booking.id)
     cancelled = bookings.cancel_booking(deps, anna, view.booking.id, reason="weather")
     assert cancelled.booking.status is BookingStatus.CANCELLED
+    assert cancelled.payment is not None
+    assert cancelled.payment.status is PaymentStatus.REFUND_PENDING
     assert gateway.refunds == [paid.payment.payment_intent_id if paid.payment else ""]
+    assert templates(store)[-1] == "booking_cancelled_user"
+    with pytest.raises(InvalidTransition, match="status 'cancelled'"):
+        bookings.cancel_booking(deps, anna, view.booking.id)
+    assert len(gateway.refunds) == 1
 
 
 def test_the_same_event_twice_changes_nothing(deps: Deps, store: InMemoryStore) -> None:
@@ -163,7 +174,7 @@ def test_the_same_event_twice_changes_nothing(deps: Deps, store: InMemoryStore) 
             currency="EUR",
         ),
     )
-    assert len(store.tables.outbox) == 1
+    assert len(store.tables.outbox) == 2
 
 
 def test_amount_mismatch_does_not_mark_paid(deps: Deps) -> None:
@@ -287,8 +298,8 @@ def test_client_flow_with_commission(deps: Deps, store: InMemoryStore) -> None:
             type="charge.refunded",
             payment_intent_id=store.tables.payments[next(iter(store.tables.payments))].payment_intent_id,
             booking_id=None,
-            amount_minor=None,
-            currency=None,
+            amount_minor=2000,
+            currency="eur",
         ),
     )
     assert clients.list_commissions(deps, 7, "2026-06")[0].status is CommissionStatus.REVERSED

@@ -21,6 +21,7 @@ from booking_core.memory.repositories import (
     MemoryCommissions,
     MemoryIdempotency,
     MemoryPayments,
+    MemoryRefunds,
     MemoryResourceMappings,
     MemoryResources,
     MemoryTokens,
@@ -29,7 +30,7 @@ from booking_core.memory.repositories import (
     MemoryVenueMappings,
 )
 from booking_core.memory.services import InMemoryOutbox
-from booking_core.payments import Payment
+from booking_core.payments import Payment, RefundRequest
 from booking_core.ports import IdempotencyRecord, OutboxMessage
 
 
@@ -48,6 +49,7 @@ class Tables:
     commissions: dict[str, Commission] = field(default_factory=dict)
     payments: dict[str, Payment] = field(default_factory=dict)
     processed_events: set[str] = field(default_factory=set)
+    refunds: dict[str, RefundRequest] = field(default_factory=dict)
     outbox: list[OutboxMessage] = field(default_factory=list)
     idempotency: dict[tuple[str, str], IdempotencyRecord] = field(default_factory=dict)
     #: How many commits made these tables: the data version of everything in them.
@@ -104,6 +106,7 @@ class InMemoryUnitOfWork:
         self.venue_mappings = MemoryVenueMappings(t.venue_mappings)
         self.commissions = MemoryCommissions(t.commissions)
         self.payments = MemoryPayments(t.payments, t.processed_events)
+        self.refunds = MemoryRefunds(t.refunds)
         self.outbox = InMemoryOutbox(t.outbox)
         self.idempotency = MemoryIdempotency(t.idempotency)
 

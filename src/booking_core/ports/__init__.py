@@ -1,6 +1,7 @@
 """Ports: what the domain needs from storage, payment, mail, time and randomness."""
 
 from booking_core.ports.idempotency import IdempotencyRecord, IdempotencyRecords
+from booking_core.ports.refunds import Refunds
 from booking_core.ports.repositories import (
     BookingCheck,
     BookingQuery,
@@ -45,6 +46,7 @@ __all__ = [
     "PaymentGateway",
     "Payments",
     "ProviderIntent",
+    "Refunds",
     "ResourceMappings",
     "ResourceQuery",
     "Resources",

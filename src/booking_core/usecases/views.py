@@ -41,8 +41,7 @@ def booking_view(uow: UnitOfWork, booking: Booking, now: datetime) -> BookingVie
     A pending booking whose hold lapsed is shown as the expired booking it is, even before the
     worker's sweep has stored that.
     """
-    if booking.hold_expired(now):
-        booking = booking.expire(now)
+    booking = booking.as_of(now)
     resource = uow.resources.get(booking.resource_id)
     if resource is None:  # the catalog never deletes resources that have bookings
         raise NotFound("Resource not found.")

@@ -20,7 +20,7 @@ from adapters.sqla.models.catalog import (
     VenueRow,
     resource_activity_types,
 )
-from adapters.sqla.models.ledger import CommissionRow, PaymentRow, ProcessedEventRow
+from adapters.sqla.models.ledger import CommissionRow, PaymentRow, ProcessedEventRow, RefundRequestRow
 from adapters.sqla.models.messaging import IdempotencyRecordRow, OutboxRow
 
 metadata = Base.metadata
@@ -38,6 +38,7 @@ __all__ = [
     "OutboxRow",
     "PaymentRow",
     "ProcessedEventRow",
+    "RefundRequestRow",
     "ResourceMappingRow",
     "ResourceRow",
     "ScheduleRow",

@@ -6,6 +6,7 @@ from adapters.sqla.repositories.catalog import SqlaResources
 from adapters.sqla.repositories.ledger import SqlaCommissions, SqlaPayments
 from adapters.sqla.repositories.mappings import SqlaResourceMappings, SqlaUserMappings, SqlaVenueMappings
 from adapters.sqla.repositories.messaging import SqlaIdempotencyRecords, SqlaOutbox
+from adapters.sqla.repositories.refunds import SqlaRefunds
 
 __all__ = [
     "SqlaBookings",
@@ -14,6 +15,7 @@ __all__ = [
     "SqlaIdempotencyRecords",
     "SqlaOutbox",
     "SqlaPayments",
+    "SqlaRefunds",
     "SqlaResourceMappings",
     "SqlaResources",
     "SqlaTokens",

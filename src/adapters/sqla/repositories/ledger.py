@@ -144,7 +144,9 @@ class SqlaCommissions:
         self._session.flush()
 
     def for_booking(self, booking_id: str) -> Commission | None:
-        row = self._session.scalars(select(CommissionRow).filter_by(booking_id=booking_id)).one_or_none()
+        # locked: the booking's changes (under its lock) and a payout may both move the record
+        stmt = select(CommissionRow).filter_by(booking_id=booking_id).with_for_update()
+        row = self._session.scalars(stmt.execution_options(populate_existing=True)).one_or_none()
         return commission_to_domain(row) if row else None
 
     def list(self, *, client_id: int | None, month: str) -> builtins.list[Commission]:
