@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -9,7 +10,7 @@ from booking_core.accounts import Actor, Client
 from booking_core.booking import Booking
 from booking_core.catalog import Resource
 from booking_core.errors import NotFound
-from booking_core.payments import Payment
+from booking_core.payments import Payment, PaymentStatus
 from booking_core.ports import UnitOfWork
 
 
@@ -54,11 +55,17 @@ def booking_view(uow: UnitOfWork, booking: Booking, now: datetime) -> BookingVie
     return BookingView(
         booking=booking,
         resource=resource,
-        payment=payments[-1] if payments else None,
+        payment=current_payment(payments),
         client=client,
         external_user_id=external,
         now=now,
     )
+
+
+def current_payment(payments: Sequence[Payment]) -> Payment | None:
+    """The payment a booking shows: the latest that the provider did not cancel (and was replaced)."""
+    live = [p for p in payments if p.status is not PaymentStatus.CANCELED] or list(payments)
+    return live[-1] if live else None
 
 
 def can_see(actor: Actor, booking: Booking) -> bool:
