@@ -233,7 +233,7 @@ def _registered(service: Service) -> Service:
 
 
 def test_cancel_and_payment_at_the_same_moment_end_cancelled_and_refunded(service: Service) -> None:
-    bookings = [service.booked() for _ in range(12)]
+    bookings = [service.booked() for _ in range(8)]
     calls = [
         c
         for b in bookings
@@ -314,7 +314,7 @@ def test_events_out_of_order_end_as_in_order(service: Service) -> None:
         ["succeeded"],
     )
     # all at once, for many bookings: success, failure and refund each, twice
-    bookings = [service.booked(as_client()) for _ in range(6)]
+    bookings = [service.booked(as_client()) for _ in range(4)]
     kinds = ["payment_intent.succeeded", "payment_intent.payment_failed", "charge.refunded"]
     answers = service.at_once([lambda b=b, k=k: service.event(k, b) for b in bookings for k in kinds * 2])
     assert [a.status_code for a in answers] == [200] * len(answers)

@@ -60,8 +60,10 @@ def expire_stale_holds(
     expired = 0
     for lapsed in uow.bookings.expired_holds(now, resource_id):
         booking = uow.bookings.lock_for_change(lapsed.id) if lapsed.id != keep else None
-        change = decide(booking, Event.HOLD_EXPIRY, Circumstances(now=now)) if booking else None
-        if booking is not None and change is not None and change.outcome is Outcome.EXPIRE:
+        if booking is None:
+            continue
+        change = decide(booking, Event.HOLD_EXPIRY, Circumstances(now=now))
+        if change.outcome is Outcome.EXPIRE:
             uow.bookings.save(change.booking)
             expired += 1
     return expired
