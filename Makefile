@@ -3,45 +3,53 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: install run test lint typecheck layering unit format bench bench-http
+.PHONY: install install-dev run test lint typecheck layering unit format bench bench-http
 
+# What the service needs to run (make run); the development tools come with install-dev.
 install: $(STAMP)
+
+install-dev: $(DEV_STAMP)
 
 # Re-installs only when the dependency declaration or the pins change.
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
-	$(BIN)/python -m pip install -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m pip install -c constraints.txt -e .
 	touch $(STAMP)
+
+$(DEV_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -c constraints.txt -e '.[dev]'
+	touch $(DEV_STAMP)
 
 run: install
 	$(BIN)/booking db upgrade
 	$(BIN)/booking demo
 	$(BIN)/booking serve
 
-test: install
+test: install-dev
 	$(MAKE) lint
 	$(MAKE) typecheck
 	$(MAKE) layering
 	$(BIN)/python -m pytest tests/unit tests/integration
 
-lint: install
+lint: install-dev
 	$(BIN)/ruff check src tests
 	$(BIN)/ruff format --check src tests
 
-typecheck: install
+typecheck: install-dev
 	$(BIN)/mypy --strict src/booking_core
 
-layering: install
+layering: install-dev
 	$(BIN)/lint-imports
 
-format: install
+format: install-dev
 	$(BIN)/ruff format src tests
 	$(BIN)/ruff check --fix src tests
 
-bench: install
+bench: install-dev
 	$(BIN)/python benchmarks/bench_availability.py
 
-bench-http: install
+bench-http: install-dev
 	$(BIN)/python benchmarks/bench_http.py

@@ -27,7 +27,15 @@ from booking_core.catalog import (
     UnavailablePeriod,
     Venue,
 )
-from booking_core.commission import Commission, CommissionStatus, commission_amount, commission_month
+from booking_core.commission import (
+    Commission,
+    CommissionStatus,
+    MonthlyTotals,
+    commission_amount,
+    commission_month,
+    monthly_totals,
+    parse_month,
+)
 from booking_core.errors import (
     BadRequest,
     DomainError,
@@ -38,6 +46,8 @@ from booking_core.errors import (
     SlotUnavailable,
     ValidationFailed,
 )
+from booking_core.iban import parse_bic, parse_iban
+from booking_core.payout import HeldBack, PayoutBatch, PayoutPlan, PayoutStatus, Transfer, plan_payout
 from booking_core.pricing import Quote, demand_level, dynamic_price, quote
 from booking_core.rules import (
     booking_span,
@@ -66,9 +76,14 @@ __all__ = [
     "DomainError",
     "DynamicPricing",
     "Forbidden",
+    "HeldBack",
     "InvalidTransition",
     "Language",
+    "MonthlyTotals",
     "NotFound",
+    "PayoutBatch",
+    "PayoutPlan",
+    "PayoutStatus",
     "PermissionDenied",
     "PriceUnit",
     "Principal",
@@ -79,6 +94,7 @@ __all__ = [
     "SlotUnavailable",
     "TimeRange",
     "TimeSlot",
+    "Transfer",
     "UnavailablePeriod",
     "User",
     "ValidationFailed",
@@ -95,6 +111,11 @@ __all__ = [
     "gap_violation",
     "intersect",
     "merge",
+    "monthly_totals",
+    "parse_bic",
+    "parse_iban",
+    "parse_month",
+    "plan_payout",
     "quote",
     "raw_availability",
     "subtract",

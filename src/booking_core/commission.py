@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import enum
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
 from zoneinfo import ZoneInfo
 
-from booking_core.errors import InvalidTransition
+from booking_core.errors import BadRequest, InvalidTransition
 
 CENT = Decimal("0.01")
+_MONTH = re.compile(r"(?P<year>[0-9]{4})-(?P<month>0[1-9]|1[0-2])")
 
 
 class CommissionStatus(enum.StrEnum):
@@ -24,6 +27,19 @@ class CommissionStatus(enum.StrEnum):
 def commission_amount(base: Decimal, percent: Decimal) -> Decimal:
     """``percent`` of ``base``, rounded half-up to cents."""
     return (base * percent / Decimal(100)).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def parse_month(text: str) -> str:
+    """``text`` when it is a month ``YYYY-MM`` (01-12) of the year 2000 or later (CONTRACT 4.8).
+
+    Raises :class:`BadRequest` otherwise, so the HTTP API answers 400 and the command line one line.
+    """
+    match = _MONTH.fullmatch(text)
+    if match is None or int(match["year"]) < 2000:
+        raise BadRequest(
+            f"month must be YYYY-MM with a month from 01 to 12 and a year of 2000 or later, got {text!r}"
+        )
+    return text
 
 
 def commission_month(paid_at: datetime, timezone: str) -> str:
@@ -46,6 +62,8 @@ class Commission:
     month: str
     status: CommissionStatus = CommissionStatus.OPEN
     created_at: datetime
+    #: The payout batch that holds the record from the moment the batch is prepared; None before.
+    payout_batch_id: str | None = None
 
     def reverse(self) -> Commission:
         """The booking was refunded; an open commission no longer counts."""
@@ -53,8 +71,48 @@ class Commission:
             raise InvalidTransition(f"Cannot reverse a commission with status '{self.status}'.")
         return replace(self, status=CommissionStatus.REVERSED)
 
+    def hold_for(self, batch_id: str) -> Commission:
+        """A payout batch takes the record: no other batch may pay it."""
+        if self.status is not CommissionStatus.OPEN or self.payout_batch_id is not None:
+            raise InvalidTransition(f"Commission {self.id} is not open for a payout.")
+        return replace(self, payout_batch_id=batch_id)
+
     def pay_out(self) -> Commission:
         """The month's transfer to the client included this record."""
         if self.status is not CommissionStatus.OPEN:
             raise InvalidTransition(f"Cannot pay out a commission with status '{self.status}'.")
         return replace(self, status=CommissionStatus.PAID_OUT)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MonthlyTotals:
+    """One client's records of one month in one currency, summed per status."""
+
+    client: str
+    currency: str
+    records: int
+    open: Decimal
+    paid_out: Decimal
+    reversed: Decimal
+
+
+def monthly_totals(records: Iterable[Commission], client_names: Mapping[int, str]) -> list[MonthlyTotals]:
+    """One row per client and currency, ordered by client name then currency."""
+    sums: dict[tuple[str, str], dict[CommissionStatus, Decimal]] = {}
+    counts: dict[tuple[str, str], int] = {}
+    for record in records:
+        key = (client_names.get(record.client_id, f"client {record.client_id}"), record.currency)
+        by_status = sums.setdefault(key, dict.fromkeys(CommissionStatus, Decimal("0.00")))
+        by_status[record.status] += record.amount
+        counts[key] = counts.get(key, 0) + 1
+    return [
+        MonthlyTotals(
+            client=client,
+            currency=currency,
+            records=counts[client, currency],
+            open=by_status[CommissionStatus.OPEN].quantize(CENT),
+            paid_out=by_status[CommissionStatus.PAID_OUT].quantize(CENT),
+            reversed=by_status[CommissionStatus.REVERSED].quantize(CENT),
+        )
+        for (client, currency), by_status in sorted(sums.items())
+    ]

@@ -25,6 +25,7 @@ from booking_core.errors import DomainError
 from booking_core.usecases import operator
 from entrypoints import worker
 from entrypoints.bootstrap import Services, bootstrap
+from entrypoints.commission_commands import add_commission_commands
 from entrypoints.config import ConfigError, Settings, load_settings
 
 Handler = Callable[[argparse.Namespace], int]
@@ -116,6 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
         "ref", metavar="REF"
     )
     command("complete-past", _bookings_complete, "complete paid/confirmed bookings that have ended", bookings)
+    commissions = group("commissions", "partners' commissions: the monthly report and the SEPA payout")
+    add_commission_commands(commissions, command, _services)
     work = command("worker", _worker, "run the background worker in the foreground")
     work.add_argument("--once", action="store_true", help="one pass, then exit")
     work.add_argument(

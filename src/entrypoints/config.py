@@ -10,9 +10,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
+
+from booking_core.iban import parse_bic, parse_iban
 
 T = TypeVar("T")
 
@@ -52,6 +54,7 @@ class Settings:
     pending_hold_minutes: int = 15
     rate_limit_per_minute: int = 600
     inprocess_worker: bool = True
+    sepa_debtor: SepaDebtorSettings = field(default_factory=lambda: SepaDebtorSettings())
 
 
 def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | None = Path(".env")) -> Settings:
@@ -91,6 +94,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
             "BOOKING_RATE_LIMIT_PER_MINUTE", d.rate_limit_per_minute, _int_range(0, 10**9)
         ),
         inprocess_worker=env.get("BOOKING_INPROCESS_WORKER", d.inprocess_worker, _boolean),
+        sepa_debtor=_sepa_debtor(env),
     )
     # The sandbox keys would only fail later, at the first payment, with a provider error.
     if settings.payment_provider == "stripe" and settings.stripe_secret_key == SANDBOX_SECRET_KEY:
@@ -98,6 +102,34 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
             "BOOKING_STRIPE_SECRET_KEY: must be set to a real key when BOOKING_PAYMENT_PROVIDER is stripe"
         )
     return settings
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SepaDebtorSettings:
+    """``BOOKING_SEPA_DEBTOR_*``: the operator's account that commission payouts are paid from.
+
+    Checked whenever set; needed by ``booking commissions payout`` only (:meth:`require`).
+    """
+
+    name: str | None = None
+    iban: str | None = None
+    bic: str | None = None
+
+    def require(self) -> tuple[str, str, str | None]:
+        """Name, IBAN and BIC; a ConfigError names the first required variable that is unset."""
+        if not self.name:
+            raise ConfigError("BOOKING_SEPA_DEBTOR_NAME: must be set to pay out (the account holder's name)")
+        if not self.iban:
+            raise ConfigError("BOOKING_SEPA_DEBTOR_IBAN: must be set to pay out (the account's IBAN)")
+        return self.name, self.iban, self.bic
+
+
+def _sepa_debtor(env: _Env) -> SepaDebtorSettings:
+    return SepaDebtorSettings(
+        name=env.get("BOOKING_SEPA_DEBTOR_NAME", None, _non_empty),
+        iban=env.get("BOOKING_SEPA_DEBTOR_IBAN", None, parse_iban),
+        bic=env.get("BOOKING_SEPA_DEBTOR_BIC", None, parse_bic),
+    )
 
 
 def read_env_file(path: Path) -> dict[str, str]:

@@ -44,10 +44,11 @@ from booking_core.catalog import (
     TimeSlot,
     UnavailablePeriod,
 )
-from booking_core.commission import Commission
+from booking_core.commission import Commission, CommissionStatus
 from booking_core.errors import BadRequest, NotFound, SlotUnavailable, StorageUnavailable
 from booking_core.memory import InMemoryStore
 from booking_core.payments import Payment, PaymentStatus
+from booking_core.payout import PayoutBatch
 from booking_core.ports import BookingQuery, IdempotencyRecord, OutboxMessage, ResourceQuery, UnitOfWork
 from booking_core.timerange import TimeRange
 from tests.support.bookings import BERLIN, DAY, NOW, USER_ID
@@ -538,6 +539,47 @@ def test_one_commission_per_booking(db_world: Backend) -> None:
         uow.commit()
     with db_world.uow() as uow, pytest.raises(BadRequest):
         uow.commissions.add(_commission(booking, id="c-other"))
+
+
+def _batch(batch_id: str, month: str = "2026-06") -> PayoutBatch:
+    return PayoutBatch(
+        id=batch_id, month=month, transfers=1, total=Decimal("5.00"), document="<xml/>", prepared_at=NOW
+    )
+
+
+def test_payout_batches_hold_their_records(world: Backend) -> None:
+    bookings = [_booking(f"{h}:00", f"{h + 1}:00", client_id=1) for h in range(10, 15)]
+    _add(world, *bookings)
+    free, held, paid, gone, july = (
+        _commission(bookings[0]),
+        _commission(bookings[1], payout_batch_id="b-1"),
+        _commission(bookings[2], status=CommissionStatus.PAID_OUT),
+        _commission(bookings[3], status=CommissionStatus.REVERSED),
+        _commission(bookings[4], month="2026-07"),
+    )
+    with world.uow() as uow:
+        uow.commissions.add_batch(_batch("b-1"))
+        for record in (free, held, paid, gone, july):
+            uow.commissions.add(record)
+        uow.commit()
+    with world.uow() as uow:
+        assert uow.commissions.open_for_payout("2026-06") == [free]
+        assert uow.commissions.in_batch("b-1") == [held]
+        assert uow.commissions.unfinished_batch("2026-06") == _batch("b-1")
+        assert uow.commissions.unfinished_batch("2026-07") is None
+        with pytest.raises(BadRequest):  # one unfinished batch per month
+            uow.commissions.add_batch(_batch("b-2"))
+    with world.uow() as uow:
+        uow.commissions.save(held.pay_out())
+        uow.commissions.save_batch(_batch("b-1").complete(NOW, "/srv/payouts/june.xml"))
+        uow.commissions.add_batch(_batch("b-3", month="2026-07"))
+        uow.commit()
+    with world.uow() as uow:
+        assert uow.commissions.unfinished_batch("2026-06") is None
+        assert uow.commissions.in_batch("b-1") == [held.pay_out()]
+        assert uow.commissions.unfinished_batch("2026-07") == _batch("b-3", month="2026-07")
+        uow.commissions.add_batch(_batch("b-4"))  # the month's only batch is completed
+        uow.commit()
 
 
 def test_payments_and_processed_events(world: Backend) -> None:

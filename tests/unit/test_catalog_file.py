@@ -401,6 +401,26 @@ CASES: list[tuple[Callable[[dict[str, Any]], None], str]] = [
     ),
     (_set("clients.0.token", "user-token-anna"), "clients[0].token: the same token is given to users[0]"),
     (_set("venues", {"slug": "x"}), "venues: must be a list"),
+    (
+        _set("venues.0.slug", None),
+        "venues[0].slug: must be a slug of lower-case letters, digits and dashes, such as center-court",
+    ),
+    (_set(f"{R0}.name", "   "), f"{P0}.name: must be a non-empty string of at most 200 characters"),
+    (_set(f"{R0}.activity_types", ["tennis", "tennis"]), f"{P0}.activity_types: must not repeat a name"),
+    (_set(f"{R0}.attributes", {1: "x"}), f"{P0}.attributes: must be a mapping with string keys"),
+    (
+        _set(f"{R0}.attributes", {"opened": date(2020, 1, 1)}),
+        f"{P0}.attributes: must hold only JSON values (strings, numbers, booleans, lists, mappings)",
+    ),
+    (
+        _set(f"{R0}.schedules.0.time_slots.0.start_time", "08:00:00.5"),
+        f'{P0}.schedules[0].time_slots[0].start_time: must be a time "HH:MM:SS"',
+    ),
+    (
+        _set(f"{R0}.schedules.0.time_slots.0.start_time", "08:00:00+01:00"),
+        f'{P0}.schedules[0].time_slots[0].start_time: must be a time "HH:MM:SS"',
+    ),
+    (_set("clients.0.iban", "DE89"), "clients[0].iban: must be an IBAN such as DE89370400440532013000"),
     (_set("extra", 1), "extra: unknown key (expected one of: venues, users, clients)"),
 ]
 
@@ -422,6 +442,44 @@ def test_the_first_bad_key_in_document_order_is_reported() -> None:
 
     with pytest.raises(CatalogError, match=r"^venues\[0\]\.resources\[1\]\.capacity: "):
         validate_catalog(catalog(two_errors))
+
+
+def test_a_null_optional_key_counts_as_absent() -> None:
+    def nulls(data: dict[str, Any]) -> None:
+        court(data, 1).update(
+            description=None, is_active=None, unavailable_periods=None, dynamic_pricing=None
+        )
+        data["clients"] = None
+
+    spec = validate_catalog(catalog(nulls))
+
+    court2 = spec.venues[0].resources[1]
+    assert (court2.description, court2.is_active, court2.unavailable_periods) == ("", True, ())
+    assert not court2.dynamic_pricing.enabled
+    assert spec.clients == ()
+
+
+def test_text_is_trimmed_and_emails_are_lower_case() -> None:
+    def spaced(data: dict[str, Any]) -> None:
+        court(data)["name"] = "  Court 1\n"
+        court(data)["description"] = "Clay court\n"
+        data["users"][0]["email"] = " Anna@Example.COM "
+
+    spec = validate_catalog(catalog(spaced))
+
+    assert spec == validate_catalog(catalog(lambda d: court(d).update(description="Clay court")))
+    assert spec.users[0].email == "anna@example.com"
+
+
+def test_a_time_slot_keeps_its_own_pricing_unit_and_duration() -> None:
+    spec = validate_catalog(catalog(_set(f"{R0}.schedules.0.time_slots.0.pricing_unit", "booking")))
+    first, second = spec.venues[0].resources[0].schedules[0].time_slots
+
+    assert (first.pricing_unit, second.pricing_unit) == (PriceUnit.BOOKING, PriceUnit.HOUR)
+
+    spec = validate_catalog(catalog(_set(f"{R0}.schedules.0.time_slots.0.slot_duration_minutes", 90)))
+
+    assert spec.venues[0].resources[0].schedules[0].time_slots[0].slot_duration_minutes == 90
 
 
 def test_top_level_extension_keys_are_ignored() -> None:

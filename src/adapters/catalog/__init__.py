@@ -6,11 +6,10 @@
 
 from pathlib import Path
 
-from adapters.catalog._read import FORMATS, parse_document, read_catalog
+from adapters.catalog._read import FORMATS, parse_document, read_catalog, validate_catalog
 from adapters.catalog._spec import CatalogError, CatalogSpec
 from adapters.catalog._tokens import issue_token
 from adapters.catalog._upsert import LoadReport, write_catalog
-from adapters.catalog._validate import validate_catalog
 
 DEMO_CATALOG = Path(__file__).with_name("demo.yaml")
 

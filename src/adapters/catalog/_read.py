@@ -1,15 +1,19 @@
-"""Read a catalog file as YAML, JSON or TOML, chosen by its extension."""
+"""Read a catalog file as YAML, JSON or TOML, chosen by its extension, and check it."""
 
 from __future__ import annotations
 
 import json
 import tomllib
 from pathlib import Path
+from typing import Any
 
+import msgspec
 import yaml
+from msgspec import inspect
 
+from adapters.catalog._errors import catalog_error
 from adapters.catalog._spec import CatalogError, CatalogSpec
-from adapters.catalog._validate import validate_catalog
+from adapters.catalog._types import decode_value
 
 FORMATS = {".yaml": "YAML", ".yml": "YAML", ".json": "JSON", ".toml": "TOML"}
 
@@ -47,3 +51,40 @@ def parse_document(text: str, kind: str, name: str = "catalog") -> object:
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or "syntax error"
         raise CatalogError(f"{name}: invalid YAML{where}: {problem}") from None
+
+
+def validate_catalog(document: object) -> CatalogSpec:
+    """The checked catalog in a parsed ``document``; raise :class:`CatalogError` at the first bad key.
+
+    Top-level keys starting with ``x-`` are ignored (a place for YAML anchors). An optional key given
+    as null counts as absent, so a section whose entries are all commented out is simply empty.
+    """
+    if document is None:
+        document = {}
+    if isinstance(document, dict):
+        document = {k: v for k, v in document.items() if not (isinstance(k, str) and k.startswith("x-"))}
+    try:
+        return msgspec.convert(
+            _without_nulls(document, inspect.type_info(CatalogSpec)), CatalogSpec, dec_hook=decode_value
+        )
+    except msgspec.ValidationError as error:
+        raise catalog_error(error, CatalogSpec) from None
+
+
+def _without_nulls(value: Any, type_: inspect.Type) -> Any:
+    """``value`` without the null values of optional keys, following the schema ``type_``."""
+    if isinstance(type_, inspect.Metadata):
+        return _without_nulls(value, type_.type)
+    if isinstance(type_, inspect.UnionType):
+        inner = next(t for t in type_.types if not isinstance(t, inspect.NoneType))
+        return _without_nulls(value, inner)
+    if isinstance(type_, inspect.StructType) and isinstance(value, dict):
+        fields = {field.encode_name: field for field in type_.fields}
+        return {
+            key: _without_nulls(item, fields[key].type) if key in fields else item
+            for key, item in value.items()
+            if not (item is None and key in fields and not fields[key].required)
+        }
+    if isinstance(type_, inspect.VarTupleType) and isinstance(value, list):
+        return [_without_nulls(item, type_.item_type) for item in value]
+    return value

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from msgspec.structs import fields
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 

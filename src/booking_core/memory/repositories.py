@@ -20,8 +20,10 @@ from booking_core.accounts import (
 from booking_core.availability import BookedSlot
 from booking_core.booking import BLOCKING_STATUSES, Booking, BookingStatus
 from booking_core.catalog import Resource, Venue
-from booking_core.commission import Commission
+from booking_core.commission import Commission, CommissionStatus
+from booking_core.errors import BadRequest
 from booking_core.payments import Payment, RefundRequest
+from booking_core.payout import PayoutBatch, PayoutStatus
 from booking_core.ports import BookingCheck, BookingQuery, DataVersion, IdempotencyRecord, ResourceQuery
 from booking_core.timerange import TimeRange
 
@@ -276,10 +278,11 @@ class MemoryVenueMappings:
 
 
 class MemoryCommissions:
-    """Commission records by id."""
+    """Commission records and payout batches by id (the store's lock serializes transactions)."""
 
-    def __init__(self, rows: dict[str, Commission]) -> None:
+    def __init__(self, rows: dict[str, Commission], batches: dict[str, PayoutBatch]) -> None:
         self._rows = rows
+        self._batches = batches
 
     def add(self, commission: Commission) -> None:
         self._rows[commission.id] = commission
@@ -297,6 +300,30 @@ class MemoryCommissions:
                 if c.month == month and (client_id is None or c.client_id == client_id)
             ),
             key=lambda c: (c.created_at, c.id),
+        )
+
+    def open_for_payout(self, month: str) -> builtins.list[Commission]:
+        return [
+            c
+            for c in self.list(client_id=None, month=month)
+            if c.status is CommissionStatus.OPEN and c.payout_batch_id is None
+        ]
+
+    def in_batch(self, batch_id: str) -> builtins.list[Commission]:
+        return sorted((c for c in self._rows.values() if c.payout_batch_id == batch_id), key=lambda c: c.id)
+
+    def add_batch(self, batch: PayoutBatch) -> None:
+        if self.unfinished_batch(batch.month) is not None:
+            raise BadRequest(f"A payout batch of {batch.month} is prepared and not completed already.")
+        self._batches[batch.id] = batch
+
+    def save_batch(self, batch: PayoutBatch) -> None:
+        self._batches[batch.id] = batch
+
+    def unfinished_batch(self, month: str) -> PayoutBatch | None:
+        return next(
+            (b for b in self._batches.values() if b.month == month and b.status is PayoutStatus.PREPARED),
+            None,
         )
 
 

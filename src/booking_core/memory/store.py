@@ -31,6 +31,7 @@ from booking_core.memory.repositories import (
 )
 from booking_core.memory.services import InMemoryOutbox
 from booking_core.payments import Payment, RefundRequest
+from booking_core.payout import PayoutBatch
 from booking_core.ports import IdempotencyRecord, OutboxMessage
 
 
@@ -47,6 +48,7 @@ class Tables:
     resource_mappings: dict[str, ResourceMapping] = field(default_factory=dict)
     venue_mappings: dict[str, VenueMapping] = field(default_factory=dict)
     commissions: dict[str, Commission] = field(default_factory=dict)
+    payout_batches: dict[str, PayoutBatch] = field(default_factory=dict)
     payments: dict[str, Payment] = field(default_factory=dict)
     processed_events: set[str] = field(default_factory=set)
     refunds: dict[str, RefundRequest] = field(default_factory=dict)
@@ -104,7 +106,7 @@ class InMemoryUnitOfWork:
         self.user_mappings = MemoryUserMappings(t.user_mappings)
         self.resource_mappings = MemoryResourceMappings(t.resource_mappings)
         self.venue_mappings = MemoryVenueMappings(t.venue_mappings)
-        self.commissions = MemoryCommissions(t.commissions)
+        self.commissions = MemoryCommissions(t.commissions, t.payout_batches)
         self.payments = MemoryPayments(t.payments, t.processed_events)
         self.refunds = MemoryRefunds(t.refunds)
         self.outbox = InMemoryOutbox(t.outbox)

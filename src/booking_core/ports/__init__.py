@@ -1,6 +1,7 @@
 """Ports: what the domain needs from storage, payment, mail, time and randomness."""
 
 from booking_core.ports.idempotency import IdempotencyRecord, IdempotencyRecords
+from booking_core.ports.payouts import PayoutFiles
 from booking_core.ports.refunds import Refunds
 from booking_core.ports.repositories import (
     BookingCheck,
@@ -45,6 +46,7 @@ __all__ = [
     "PasswordHasher",
     "PaymentGateway",
     "Payments",
+    "PayoutFiles",
     "ProviderIntent",
     "Refunds",
     "ResourceMappings",

@@ -22,6 +22,7 @@ from booking_core.booking import Booking
 from booking_core.catalog import Resource, Venue
 from booking_core.commission import Commission
 from booking_core.payments import Payment
+from booking_core.payout import PayoutBatch
 from booking_core.timerange import TimeRange
 
 #: An opaque stamp of a resource's data (see :meth:`Resources.data_version`); compare with ``==``.
@@ -241,10 +242,28 @@ class Commissions(Protocol):
         """Store a changed record."""
 
     def for_booking(self, booking_id: str) -> Commission | None:
-        """The record of one booking."""
+        """The record of one booking, locked until the transaction ends (it is about to change)."""
 
     def list(self, *, client_id: int | None, month: str) -> builtins.list[Commission]:
         """Records of one month, for one client or all."""
+
+    def open_for_payout(self, month: str) -> builtins.list[Commission]:
+        """The month's open records that no payout batch holds, locked until the transaction ends.
+
+        A concurrent payout waits for this transaction, then no longer sees the records it held.
+        """
+
+    def in_batch(self, batch_id: str) -> builtins.list[Commission]:
+        """The records a payout batch holds, locked until the transaction ends."""
+
+    def add_batch(self, batch: PayoutBatch) -> None:
+        """Store a new payout batch. At most one batch of a month may be prepared and not completed."""
+
+    def save_batch(self, batch: PayoutBatch) -> None:
+        """Store a changed payout batch."""
+
+    def unfinished_batch(self, month: str) -> PayoutBatch | None:
+        """The month's batch that is prepared but not completed, locked until the transaction ends."""
 
 
 class Payments(Protocol):

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from booking_core.accounts import ApprovalStatus, ResourceMapping, User, UserMapping, VenueMapping
 from booking_core.catalog import Resource, Venue
-from booking_core.commission import Commission
+from booking_core.commission import Commission, parse_month
 from booking_core.errors import BadRequest, Forbidden, MappingNotFound, ValidationFailed
 from booking_core.usecases.auth import normalize_email, parse_language
 from booking_core.usecases.deps import Deps
 
 MAX_PAGE_SIZE = 1000
-_MONTH = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -245,7 +243,8 @@ def venue_resources(
 
 def list_commissions(deps: Deps, client_id: int, month: str | None) -> list[Commission]:
     """The client's commission records of one month (``YYYY-MM``)."""
-    if not month or not _MONTH.match(month):
+    if not month:
         raise BadRequest("month is required in the form YYYY-MM.")
+    month = parse_month(month)
     with deps.uow() as uow:
         return uow.commissions.list(client_id=client_id, month=month)

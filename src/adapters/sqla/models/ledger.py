@@ -1,4 +1,4 @@
-"""Money after booking: payments, provider events already handled, commissions."""
+"""Money after booking: payments, provider events already handled, commissions and their payouts."""
 
 from __future__ import annotations
 
@@ -81,3 +81,35 @@ class CommissionRow(Base):
     month: Mapped[str] = mapped_column(String(7))
     status: Mapped[str] = mapped_column(String(20), default="open")
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    payout_batch_id: Mapped[str | None] = mapped_column(
+        ForeignKey("payout_batches.id", ondelete="RESTRICT"), index=True
+    )
+
+
+#: At most one batch per month may be prepared and not completed.
+PREPARED_SQL = "status = 'prepared'"
+
+
+class PayoutBatchRow(Base):
+    """One bank file paying a month's commissions; ``document`` is the file as it is written."""
+
+    __tablename__ = "payout_batches"
+    __table_args__ = (
+        Index(
+            "uq_payout_batches_prepared_month",
+            "month",
+            unique=True,
+            postgresql_where=text(PREPARED_SQL),
+            sqlite_where=text(PREPARED_SQL),
+        ),
+    )
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    month: Mapped[str] = mapped_column(String(7))
+    status: Mapped[str] = mapped_column(String(20))
+    transfers: Mapped[int] = mapped_column(Integer)
+    total: Mapped[Decimal] = mapped_column(Money())
+    document: Mapped[str] = mapped_column(Text)
+    prepared_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    completed_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    file_path: Mapped[str] = mapped_column(Text, default="")

@@ -3,7 +3,8 @@
 from adapters.sqla.repositories.accounts import SqlaClients, SqlaTokens, SqlaUsers
 from adapters.sqla.repositories.bookings import SqlaBookings
 from adapters.sqla.repositories.catalog import SqlaResources
-from adapters.sqla.repositories.ledger import SqlaCommissions, SqlaPayments
+from adapters.sqla.repositories.commissions import SqlaCommissions
+from adapters.sqla.repositories.ledger import SqlaPayments
 from adapters.sqla.repositories.mappings import SqlaResourceMappings, SqlaUserMappings, SqlaVenueMappings
 from adapters.sqla.repositories.messaging import SqlaIdempotencyRecords, SqlaOutbox
 from adapters.sqla.repositories.refunds import SqlaRefunds

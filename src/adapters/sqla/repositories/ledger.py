@@ -1,8 +1,7 @@
-"""Payments, handled provider events and commissions."""
+"""Payments and the provider events already handled."""
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -12,8 +11,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from adapters.sqla.errors import translate_errors
-from adapters.sqla.models import CommissionRow, PaymentRow, ProcessedEventRow
-from booking_core.commission import Commission, CommissionStatus
+from adapters.sqla.models import PaymentRow, ProcessedEventRow
 from booking_core.errors import NotFound
 from booking_core.payments import Payment, PaymentStatus
 
@@ -48,37 +46,6 @@ def payment_from_domain(payment: Payment, row: PaymentRow | None = None) -> Paym
     row.paid_at = payment.paid_at
     row.refunded_at = payment.refunded_at
     row.created_at = payment.created_at
-    return row
-
-
-def commission_to_domain(row: CommissionRow) -> Commission:
-    return Commission(
-        id=row.id,
-        booking_id=row.booking_id,
-        reference_code=row.reference_code,
-        client_id=row.client_id,
-        base_amount=row.base_amount,
-        commission_percent=row.commission_percent,
-        amount=row.amount,
-        currency=row.currency,
-        month=row.month,
-        status=CommissionStatus(row.status),
-        created_at=row.created_at,
-    )
-
-
-def commission_from_domain(commission: Commission, row: CommissionRow | None = None) -> CommissionRow:
-    row = row if row is not None else CommissionRow(id=commission.id)
-    row.booking_id = commission.booking_id
-    row.reference_code = commission.reference_code
-    row.client_id = commission.client_id
-    row.base_amount = commission.base_amount
-    row.commission_percent = commission.commission_percent
-    row.amount = commission.amount
-    row.currency = commission.currency
-    row.month = commission.month
-    row.status = commission.status.value
-    row.created_at = commission.created_at
     return row
 
 
@@ -123,36 +90,3 @@ class SqlaPayments:
             .returning(ProcessedEventRow.__table__.c.event_id)
         )
         return self._session.execute(stmt).first() is not None
-
-
-@translate_errors
-class SqlaCommissions:
-    """Clients' commission records, one per paid booking."""
-
-    def __init__(self, session: Session) -> None:
-        self._session = session
-
-    def add(self, commission: Commission) -> None:
-        self._session.add(commission_from_domain(commission))
-        self._session.flush()
-
-    def save(self, commission: Commission) -> None:
-        row = self._session.get(CommissionRow, commission.id)
-        if row is None:
-            raise NotFound(f"Commission {commission.id} does not exist.")
-        commission_from_domain(commission, row)
-        self._session.flush()
-
-    def for_booking(self, booking_id: str) -> Commission | None:
-        # locked: the booking's changes (under its lock) and a payout may both move the record
-        stmt = select(CommissionRow).filter_by(booking_id=booking_id).with_for_update()
-        row = self._session.scalars(stmt.execution_options(populate_existing=True)).one_or_none()
-        return commission_to_domain(row) if row else None
-
-    def list(self, *, client_id: int | None, month: str) -> builtins.list[Commission]:
-        stmt = (
-            select(CommissionRow).filter_by(month=month).order_by(CommissionRow.created_at, CommissionRow.id)
-        )
-        if client_id is not None:
-            stmt = stmt.filter_by(client_id=client_id)
-        return [commission_to_domain(row) for row in self._session.scalars(stmt)]

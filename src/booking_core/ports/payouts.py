@@ -1,0 +1,30 @@
+"""The bank file of a commission payout."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from typing import Protocol
+
+from booking_core.payout import Transfer
+
+
+class PayoutFiles(Protocol):
+    """Bank files that pay payout batches (a SEPA credit transfer, for instance)."""
+
+    def render(self, batch_id: str, transfers: Sequence[Transfer], execution_date: date) -> str:
+        """The file paying ``transfers``, valid for the bank; ``batch_id`` is its message id."""
+
+    def check_destination(self, destination: str, document: str | None = None) -> None:
+        """Raise :class:`~booking_core.errors.BadRequest` when no file can be written at ``destination``.
+
+        An existing file is never replaced, unless it holds exactly ``document`` (the file of an
+        interrupted payout, written before the interruption).
+        """
+
+    def write(self, document: str, destination: str) -> None:
+        """Put ``document`` at ``destination`` completely and durably, replacing what is there.
+
+        On failure nothing new is left at ``destination`` and
+        :class:`~booking_core.errors.BadRequest` is raised.
+        """
