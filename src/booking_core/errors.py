@@ -80,6 +80,14 @@ class StorageUnavailable(DomainError):
     """The database could not be reached or failed for reasons outside the request."""
 
 
+class MailDeliveryFailed(DomainError):
+    """An email did not go out. ``permanent``: trying the same message again cannot help."""
+
+    def __init__(self, message: str, *, permanent: bool = False) -> None:
+        super().__init__(message)
+        self.permanent = permanent
+
+
 class TransientConflict(StorageUnavailable):
     """A concurrent transaction got in the way (deadlock, serialization failure, busy database).
 

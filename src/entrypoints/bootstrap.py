@@ -1,6 +1,7 @@
 """The composition root: configuration in, wired use-case dependencies out.
 
-Tests rebuild :class:`Services` with fakes (``Services(settings=..., engine=..., deps=Deps(...))``).
+Tests rebuild :class:`Services` with fakes (``replace(services, deps=replace(services.deps, ...))``,
+``replace(services, mailer=FakeMailer())``).
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ from sqlalchemy import Engine
 
 from adapters.clock import SystemClock
 from adapters.ids import RandomIds
+from adapters.mail import ConsoleMailer, FileMailer, SmtpMailer
 from adapters.passwords import Argon2Passwords
-from adapters.payments import SandboxGateway
+from adapters.payments import SandboxGateway, StripeGateway
 from adapters.sqla import SqlaUnitOfWork, make_engine
 from adapters.sqla import ping as ping_database
-from booking_core.ports import PaymentGateway
+from booking_core.ports import Mailer, PaymentGateway
 from booking_core.usecases.deps import Deps
 from entrypoints.config import ConfigError, Settings
 
@@ -27,6 +29,7 @@ class Services:
     settings: Settings
     engine: Engine
     deps: Deps
+    mailer: Mailer
 
     def ping(self) -> bool:
         """True when the database answers (``GET /health``)."""
@@ -39,12 +42,31 @@ class Services:
 
 def payment_gateway(settings: Settings) -> PaymentGateway:
     """The provider chosen by ``BOOKING_PAYMENT_PROVIDER``."""
-    if settings.payment_provider == "sandbox":
-        return SandboxGateway(
-            secret_key=settings.stripe_secret_key, publishable_key=settings.stripe_publishable_key
+    if settings.payment_provider == "stripe":
+        return StripeGateway(
+            secret_key=settings.stripe_secret_key,
+            publishable_key=settings.stripe_publishable_key,
+            api_base=settings.stripe_api_base,
         )
-    # TODO(stripe issue): return StripeGateway(settings...) from adapters.payments.stripe.
-    raise ConfigError("BOOKING_PAYMENT_PROVIDER: stripe is not available in this build yet; use sandbox")
+    return SandboxGateway(
+        secret_key=settings.stripe_secret_key, publishable_key=settings.stripe_publishable_key
+    )
+
+
+def mailer(settings: Settings) -> Mailer:
+    """The mail transport chosen by ``BOOKING_MAIL_BACKEND``."""
+    if settings.mail_backend == "smtp":
+        return SmtpMailer(
+            host=settings.smtp_host,
+            port=settings.smtp_port,
+            sender=settings.mail_from,
+            username=settings.smtp_username,
+            password=settings.smtp_password,
+            starttls=settings.smtp_starttls,
+        )
+    if settings.mail_backend == "console":
+        return ConsoleMailer(sender=settings.mail_from)
+    return FileMailer(settings.mail_dir, sender=settings.mail_from)
 
 
 def bootstrap(settings: Settings) -> Services:
@@ -64,4 +86,4 @@ def bootstrap(settings: Settings) -> Services:
         payments=gateway,
         hold_minutes=settings.pending_hold_minutes,
     )
-    return Services(settings=settings, engine=engine, deps=deps)
+    return Services(settings=settings, engine=engine, deps=deps, mailer=mailer(settings))

@@ -22,11 +22,14 @@ from adapters.catalog import DEMO_CATALOG, CatalogError, CatalogSpec, issue_toke
 from adapters.sqla import current_revision, head_revision, upgrade
 from booking_core.accounts import ApprovalStatus
 from booking_core.errors import DomainError
-from booking_core.usecases import operator
+from booking_core.outbox import OutboxStatus
+from booking_core.usecases import operator, outbox, sandbox
 from entrypoints import worker
 from entrypoints.bootstrap import Services, bootstrap
 from entrypoints.commission_commands import add_commission_commands
 from entrypoints.config import ConfigError, Settings, load_settings
+from entrypoints.sandbox import DeliveryFailed, service_url
+from entrypoints.sandbox import pay as post_payment
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -117,6 +120,23 @@ def build_parser() -> argparse.ArgumentParser:
         "ref", metavar="REF"
     )
     command("complete-past", _bookings_complete, "complete paid/confirmed bookings that have ended", bookings)
+    mail = group("outbox", "email: send what is due, see and retry failed messages")
+    command("dispatch", _outbox_dispatch, "send what is due in the outbox once, then exit", mail)
+    listing = command("list", _outbox_list, "list messages, newest first", mail)
+    listing.add_argument("--status", choices=[s.value for s in OutboxStatus])
+    listing.add_argument("--limit", type=int, default=50, help="at most this many (default 50)")
+    retry = command("retry", _outbox_retry, "send failed messages again (due now, attempts from zero)", mail)
+    chosen = retry.add_mutually_exclusive_group(required=True)
+    chosen.add_argument("ids", nargs="*", default=[], metavar="ID", help="ids from `booking outbox list`")
+    chosen.add_argument("--all", action="store_true", help="every failed message")
+    sandbox_group = group("sandbox", "the offline payment provider (BOOKING_PAYMENT_PROVIDER=sandbox)")
+    settle = command(
+        "pay",
+        _sandbox_pay,
+        "post a signed payment_intent.succeeded for the booking's open intent to the running service",
+        sandbox_group,
+    )
+    settle.add_argument("booking_id", metavar="BOOKING_ID")
     commissions = group("commissions", "partners' commissions: the monthly report and the SEPA payout")
     add_commission_commands(commissions, command, _services)
     work = command("worker", _worker, "run the background worker in the foreground")
@@ -230,6 +250,10 @@ def _demo(_: argparse.Namespace) -> int:
     print(f"  curl {base}/resources/")
     if user_token:
         print(f"  curl -H 'Authorization: Token {user_token}' {base}/bookings/")
+    if settings.payment_provider == "sandbox":
+        print("\nto pay a booking without a provider account (the sandbox provider), open its intent with")
+        print("POST /api/v1/bookings/<id>/create-payment-intent/, then settle it from another terminal:")
+        print("  .venv/bin/booking sandbox pay <id>")
     return 0
 
 
@@ -301,6 +325,86 @@ def _bookings_complete(_: argparse.Namespace) -> int:
     finally:
         services.close()
     print(f"completed {count} booking(s)")
+    return 0
+
+
+def _outbox_dispatch(_: argparse.Namespace) -> int:
+    services = _services()
+    try:
+        total = outbox.DispatchResult()
+        while True:  # passes of one batch each, until one comes back short
+            result = outbox.dispatch_outbox(services.deps, services.mailer)
+            total += result
+            if result.total < outbox.BATCH:
+                break
+            _say(f"... {total}")
+    finally:
+        services.close()
+    print(total)
+    return 0
+
+
+def _outbox_list(args: argparse.Namespace) -> int:
+    if args.limit < 1:
+        raise _Exit("--limit: must be a positive number", 2)
+    services = _services()
+    try:
+        status = OutboxStatus(args.status) if args.status else None
+        entries = outbox.list_outbox(services.deps, status, limit=args.limit)
+    finally:
+        services.close()
+    if not entries:
+        _say("no messages" + (f" with status {args.status}" if args.status else ""))
+        return 0
+    header = ("ID", "STATUS", "TRIES", "TEMPLATE", "BOOKING", "DUE OR SENT", "LAST ERROR")
+    print("{:36}  {:7}  {:>5}  {:22}  {:36}  {:25}  {}".format(*header))
+    for e in entries:
+        when = (e.sent_at or e.due_at).isoformat(timespec="seconds")
+        error = " ".join((e.last_error or "").split())[:120]
+        name = e.template or e.kind
+        print(f"{e.id:36}  {e.status:7}  {e.attempts:>5}  {name:22}  {e.booking_id:36}  {when:25}  {error}")
+    return 0
+
+
+def _outbox_retry(args: argparse.Namespace) -> int:
+    services = _services()
+    try:
+        count = outbox.retry_failed(services.deps, None if args.all else args.ids)
+    finally:
+        services.close()
+    if count == 0 and not args.all:
+        raise _Exit("none of these messages has failed (see `booking outbox list --status failed`)")
+    print(f"{count} failed message(s) will be sent again on the worker's next pass")
+    return 0
+
+
+def _sandbox_pay(args: argparse.Namespace) -> int:
+    settings = load_settings()
+    if settings.payment_provider != "sandbox":
+        raise _Exit(
+            "booking sandbox pay works with BOOKING_PAYMENT_PROVIDER=sandbox only "
+            f"(it is {settings.payment_provider}: real payments are settled by the provider)",
+            2,
+        )
+    services = _services()
+    try:
+        booking, payment = sandbox.open_intent(services.deps, args.booking_id)
+        base = service_url(settings.host, settings.port)
+        try:
+            secret = settings.stripe_webhook_secret
+            delivery = post_payment(booking, payment, base_url=base, webhook_secret=secret)
+        except DeliveryFailed as exc:
+            raise _Exit(str(exc)) from None
+        with services.deps.read() as uow:
+            now = uow.bookings.get(booking.id)
+    finally:
+        services.close()
+    status = now.status if now else "unknown"
+    print(
+        f"posted {delivery.event_id} (payment_intent.succeeded for {payment.payment_intent_id}, "
+        f"{payment.amount} {payment.currency}) to {delivery.url}; "
+        f"booking {booking.reference_code} is {status}"
+    )
     return 0
 
 

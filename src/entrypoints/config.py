@@ -96,12 +96,24 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         inprocess_worker=env.get("BOOKING_INPROCESS_WORKER", d.inprocess_worker, _boolean),
         sepa_debtor=_sepa_debtor(env),
     )
-    # The sandbox keys would only fail later, at the first payment, with a provider error.
-    if settings.payment_provider == "stripe" and settings.stripe_secret_key == SANDBOX_SECRET_KEY:
-        raise ConfigError(
-            "BOOKING_STRIPE_SECRET_KEY: must be set to a real key when BOOKING_PAYMENT_PROVIDER is stripe"
-        )
+    _check_stripe_keys(settings)
     return settings
+
+
+def _check_stripe_keys(settings: Settings) -> None:
+    """The sandbox's placeholders would only fail later, at the first payment or in the browser."""
+    if settings.payment_provider != "stripe":
+        return
+    if settings.stripe_secret_key == SANDBOX_SECRET_KEY:
+        raise ConfigError(
+            "BOOKING_STRIPE_SECRET_KEY: must be set to a Stripe secret key (sk_live_..., sk_test_... or a "
+            "restricted rk_... key) when BOOKING_PAYMENT_PROVIDER is stripe"
+        )
+    if settings.stripe_publishable_key == SANDBOX_PUBLISHABLE_KEY:
+        raise ConfigError(
+            "BOOKING_STRIPE_PUBLISHABLE_KEY: must be set to the account's publishable key (pk_...) "
+            "when BOOKING_PAYMENT_PROVIDER is stripe"
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

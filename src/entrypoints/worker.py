@@ -1,5 +1,5 @@
-"""The background worker: expire lapsed holds, complete past bookings and send refund requests the
-provider has not accepted yet, every few seconds.
+"""The background worker, every few seconds: send the outbox's due email, expire lapsed holds,
+complete past bookings and send again the refund requests the provider has not accepted yet.
 
 ``booking worker`` runs :func:`run_forever` in the foreground; ``booking serve`` starts the same loop
 in a daemon thread of each server process (:func:`start_inprocess_worker`) unless
@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from booking_core.errors import DomainError
 from booking_core.usecases.operator import complete_past_bookings, expire_holds
+from booking_core.usecases.outbox import DispatchResult, dispatch_outbox
 from booking_core.usecases.refunds import retry_refunds
 from entrypoints.bootstrap import Services
 
@@ -29,19 +30,33 @@ class SweepResult:
 
     expired: int
     completed: int
+    mail: DispatchResult = field(default_factory=DispatchResult)
     refunds: int = 0
 
     def __str__(self) -> str:
-        done = f"expired {self.expired} hold(s), completed {self.completed} booking(s)"
-        return f"{done}, sent {self.refunds} refund request(s)"
+        bookings = f"expired {self.expired} hold(s), completed {self.completed} booking(s)"
+        return f"{bookings}, sent {self.refunds} refund request(s); mail: {self.mail}"
+
+    @property
+    def changed(self) -> bool:
+        """Whether the pass did anything worth a log line."""
+        return bool(self.expired or self.completed or self.refunds or self.mail.total)
 
 
 def run_once(services: Services) -> SweepResult:
-    """One pass: expire lapsed holds, then complete bookings whose time has passed."""
-    # TODO(outbox issue): dispatch due outbox messages here as well.
-    deps = services.deps
+    """One pass: expire lapsed holds, complete bookings whose time has passed, send due email.
+
+    Email goes last, so that a slow mail server delays nothing else; an outage of it only leaves
+    messages for a later pass (``booking_core.usecases.outbox``).
+    """
+    expired = expire_holds(services.deps)
+    completed = complete_past_bookings(services.deps)
+    refunds = retry_refunds(services.deps)
     return SweepResult(
-        expired=expire_holds(deps), completed=complete_past_bookings(deps), refunds=retry_refunds(deps)
+        expired=expired,
+        completed=completed,
+        mail=dispatch_outbox(services.deps, services.mailer),
+        refunds=refunds,
     )
 
 
@@ -55,7 +70,7 @@ def run_forever(services: Services, stop: threading.Event, interval: float = INT
         except Exception:
             log.exception("worker pass failed unexpectedly")
         else:
-            if result.expired or result.completed or result.refunds:
+            if result.changed:
                 log.info("worker: %s", result)
         stop.wait(interval)
 

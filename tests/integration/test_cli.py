@@ -373,7 +373,11 @@ def test_the_worker_expires_holds_and_completes_past_bookings(
 
     status, out, _ = run(capsys, "worker", "--once")
 
-    assert (status, out.strip()) == (0, "expired 1 hold(s), completed 2 booking(s), sent 0 refund request(s)")
+    assert (status, out.strip()) == (
+        0,
+        "expired 1 hold(s), completed 2 booking(s), sent 0 refund request(s); "
+        "mail: sent 0, skipped 0, to retry 0, failed 0 message(s)",
+    )
     with engine.connect() as connection:
         rows = connection.execute(
             select(BookingRow.reference_code, BookingRow.status, BookingRow.cancellation_reason)

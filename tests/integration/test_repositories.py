@@ -47,6 +47,7 @@ from booking_core.catalog import (
 from booking_core.commission import Commission, CommissionStatus
 from booking_core.errors import BadRequest, NotFound, SlotUnavailable, StorageUnavailable
 from booking_core.memory import InMemoryStore
+from booking_core.outbox import MailTemplate, OutboxEntry, OutboxStatus
 from booking_core.payments import Payment, PaymentStatus
 from booking_core.payout import PayoutBatch
 from booking_core.ports import BookingQuery, IdempotencyRecord, OutboxMessage, ResourceQuery, UnitOfWork
@@ -145,7 +146,7 @@ def db_world(db_backend: Backend) -> Backend:
     return _seed_world(db_backend)
 
 
-def _ids(items: Sequence[Booking | OutboxMessage]) -> list[str]:
+def _ids(items: Sequence[Booking | OutboxMessage | OutboxEntry]) -> list[str]:
     return [item.id for item in items]
 
 
@@ -647,32 +648,64 @@ def test_idempotency_key_is_stored_once(db_world: Backend) -> None:
         uow.idempotency.add(replace(record, request_hash="other"))
 
 
-def test_outbox_queue_for_the_worker(db_world: Backend) -> None:
-    message = OutboxMessage(id="m-1", kind="booking_paid_user", payload={"booking_id": "b"}, created_at=NOW)
-    later = OutboxMessage(
-        id="m-2", kind="booking_paid_venue", payload={}, created_at=NOW + timedelta(hours=1)
+def test_outbox_claims_settle_and_retry(world: Backend) -> None:
+    lease = timedelta(minutes=10)
+    first = OutboxMessage.email(MailTemplate.BOOKING_PAID_USER, "b-1", id="m-1", now=NOW)
+    later = OutboxMessage.email(
+        MailTemplate.BOOKING_PAID_OPERATOR, "b-1", id="m-2", now=NOW + timedelta(hours=1)
     )
-    with db_world.uow() as uow:
-        uow.outbox.add(message)
+    with world.uow() as uow:
+        uow.outbox.add(first)
         uow.outbox.add(later)
         uow.commit()
-    with db_world.uow() as uow:
-        assert isinstance(uow, SqlaUnitOfWork)  # the worker's side of the outbox is adapter-specific
-        outbox = uow.outbox_queue
-        assert outbox.due(NOW) == [message]
-        outbox.mark_failed("m-1", "smtp down", NOW + timedelta(minutes=5))
+    with world.uow() as uow:
+        [claimed] = uow.outbox_queue.claim_due(NOW, lease=lease, limit=10)
         uow.commit()
-    with db_world.uow() as uow:
-        assert isinstance(uow, SqlaUnitOfWork)
-        outbox = uow.outbox_queue
-        assert outbox.due(NOW) == []
-        assert outbox.attempts("m-1") == 1
-        assert _ids(outbox.due(NOW + timedelta(hours=1))) == ["m-1", "m-2"]
-        outbox.mark_sent("m-1", NOW + timedelta(hours=1))
+    assert (claimed.id, claimed.attempts, claimed.due_at, claimed.status) == (
+        "m-1",
+        1,
+        NOW + lease,
+        OutboxStatus.PENDING,
+    )
+    assert claimed.payload == {"template": "booking_paid_user", "booking_id": "b-1"}
+    with world.uow() as uow:
+        assert uow.outbox_queue.claim_due(NOW + timedelta(minutes=5), lease=lease, limit=10) == []
+        assert uow.outbox_queue.mark_retry(
+            claimed, NOW + timedelta(minutes=2), error="smtp down", message_id="<m-1@x>"
+        )
         uow.commit()
-    with db_world.uow() as uow:
-        assert isinstance(uow, SqlaUnitOfWork)
-        assert _ids(uow.outbox_queue.due(NOW + timedelta(days=1))) == ["m-2"]
+    with world.uow() as uow:
+        again = uow.outbox_queue.claim_due(NOW + timedelta(hours=1), lease=lease, limit=10)
+        uow.commit()
+    assert [(e.id, e.attempts, e.message_id, e.last_error) for e in again] == [
+        ("m-1", 2, "<m-1@x>", "smtp down"),
+        ("m-2", 1, None, None),
+    ]
+    with world.uow() as uow:
+        # a settlement of an older claim (try 1) is refused: try 2 owns the message now
+        assert not uow.outbox_queue.mark_sent(claimed, NOW, message_id="<m-1@x>", note=None)
+        assert uow.outbox_queue.mark_sent(again[0], NOW + timedelta(hours=1), message_id="<m-1@x>", note=None)
+        assert uow.outbox_queue.mark_failed(
+            again[1], NOW + timedelta(hours=1), error="550", message_id="<m-2@x>"
+        )
+        uow.commit()
+    with world.uow() as uow:
+        sent, failed = (
+            uow.outbox_queue.list(OutboxStatus.SENT, limit=10),
+            uow.outbox_queue.list(OutboxStatus.FAILED, limit=10),
+        )
+        assert [(e.id, e.sent_at, e.message_id) for e in sent] == [
+            ("m-1", NOW + timedelta(hours=1), "<m-1@x>")
+        ]
+        assert [(e.id, e.last_error) for e in failed] == [("m-2", "550")]
+        assert _ids(uow.outbox_queue.list(None, limit=10)) == ["m-2", "m-1"]
+        assert uow.outbox_queue.counts() == {OutboxStatus.SENT: 1, OutboxStatus.FAILED: 1}
+        assert uow.outbox_queue.retry(["m-1", "nope"], NOW) == 0  # only failed messages go back
+        assert uow.outbox_queue.retry(None, NOW + timedelta(hours=2)) == 1
+        uow.commit()
+    with world.uow() as uow:
+        [retried] = uow.outbox_queue.claim_due(NOW + timedelta(hours=2), lease=lease, limit=10)
+    assert (retried.id, retried.attempts, retried.message_id) == ("m-2", 1, "<m-2@x>")
 
 
 # --------------------------------------------------------------------------- transactions

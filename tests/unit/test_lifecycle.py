@@ -27,13 +27,13 @@ from booking_core.lifecycle import (
     Circumstances,
     CommissionAction,
     Event,
-    Notice,
     Outcome,
     Stage,
     decide,
     require_payable,
     stage_of,
 )
+from booking_core.outbox import MailTemplate as Notice
 from booking_core.payments import Payment, PaymentStatus
 
 T0 = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
@@ -201,7 +201,7 @@ class Lifecycle(RuleBasedStateMachine):
     @invariant()
     def each_notice_at_most_once(self) -> None:
         assert all(count == 1 for count in self.world.notices.values()), self.world.notices
-        paid = {Notice.PAID_USER, Notice.PAID_OPERATOR}
+        paid = {Notice.BOOKING_PAID_USER, Notice.BOOKING_PAID_OPERATOR}
         assert paid <= set(self.world.notices) or not paid & set(self.world.notices)
 
 
@@ -287,7 +287,7 @@ def test_cancel_and_success_in_either_order_refund_once() -> None:
         world = apply_all(events)
         assert world.outcome() == (BookingStatus.CANCELLED, PaymentStatus.REFUND_PENDING, False)
         assert world.refund_requested
-        assert world.notices[Notice.CANCELLED_USER] == 1
+        assert world.notices[Notice.BOOKING_CANCELLED_USER] == 1
 
 
 def test_late_payment_books_a_free_lapsed_hold_and_refunds_a_taken_one() -> None:

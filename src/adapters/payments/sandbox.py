@@ -41,6 +41,7 @@ class SandboxGateway:
         booking_id: str,
         idempotency_key: str,
         destination_account: str | None,
+        reference_code: str = "",
     ) -> ProviderIntent:
         """Open (or, for a repeated idempotency key, return) an intent awaiting payment."""
         if amount_minor <= 0:

@@ -88,7 +88,7 @@ class SqlaUnitOfWork:
     refunds: Refunds
     outbox: Outbox
     idempotency: IdempotencyRecords
-    #: The same outbox with the worker's side (``due``, ``mark_sent``, ``mark_failed``).
+    #: The same outbox with the worker's side (``claim_due``, ``mark_sent``, ...: ``OutboxQueue``).
     outbox_queue: SqlaOutbox
 
     def __init__(

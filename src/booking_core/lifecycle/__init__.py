@@ -5,7 +5,7 @@ worker's sweeps, operator commands) locks the booking, re-reads it, and asks :fu
 """
 
 from booking_core.lifecycle._decide import CancelRequest, Circumstances, decide, require_payable, stage_of
-from booking_core.lifecycle._effects import Change, CommissionAction, Notice
+from booking_core.lifecycle._effects import Change, CommissionAction
 from booking_core.lifecycle._table import PROVIDER_EVENTS, TABLE, Event, Fact, Outcome, Rule, Stage, When
 
 __all__ = [
@@ -17,7 +17,6 @@ __all__ = [
     "CommissionAction",
     "Event",
     "Fact",
-    "Notice",
     "Outcome",
     "Rule",
     "Stage",

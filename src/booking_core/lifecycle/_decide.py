@@ -9,8 +9,9 @@ from zoneinfo import ZoneInfo
 
 from booking_core.booking import Booking, BookingStatus, CancellationReason
 from booking_core.errors import AlreadyPaid, InvalidTransition
-from booking_core.lifecycle._effects import Change, CommissionAction, Notice
+from booking_core.lifecycle._effects import Change, CommissionAction
 from booking_core.lifecycle._table import PROVIDER_EVENTS, TABLE, Event, Fact, Outcome, Stage, When
+from booking_core.outbox import MailTemplate
 from booking_core.payments import Payment, PaymentStatus
 
 
@@ -144,7 +145,7 @@ def _apply(
             return replace(unchanged, booking=current.complete(now))
         case Outcome.CANCEL:
             cancelled = current.cancel(now, cancel.reason, cancel.notes)
-            return replace(unchanged, booking=cancelled, notices=(Notice.CANCELLED_USER,))
+            return replace(unchanged, booking=cancelled, notices=(MailTemplate.BOOKING_CANCELLED_USER,))
         case Outcome.CANCEL_AND_REFUND:
             cancelled = current.cancel(now, cancel.reason, cancel.notes)
             giving_back = payment is not None and payment.status is PaymentStatus.SUCCEEDED
@@ -154,7 +155,7 @@ def _apply(
                 payment=_moved(payment, PaymentStatus.REFUND_PENDING, now) if giving_back else payment,
                 refund=giving_back,
                 commission=(CommissionAction.REVERSE,),
-                notices=(Notice.CANCELLED_USER,),
+                notices=(MailTemplate.BOOKING_CANCELLED_USER,),
             )
     return _apply_payment(outcome, unchanged, current, _required(payment), now, failure)
 
@@ -172,7 +173,7 @@ def _apply_payment(
                 booking=current.mark_paid(now),
                 payment=_moved(payment, PaymentStatus.SUCCEEDED, now),
                 commission=(CommissionAction.EARN,),
-                notices=(Notice.PAID_USER, Notice.PAID_OPERATOR),
+                notices=(MailTemplate.BOOKING_PAID_USER, MailTemplate.BOOKING_PAID_OPERATOR),
             )
         case Outcome.KEEP_PAYMENT:
             return replace(
@@ -192,7 +193,7 @@ def _apply_payment(
                 payment=_moved(payment, PaymentStatus.REFUNDED, now),
                 settles_refund=True,
                 commission=(CommissionAction.REVERSE,),
-                notices=(Notice.REFUNDED_USER,),
+                notices=(MailTemplate.BOOKING_REFUNDED_USER,),
             )
         case Outcome.RECORD_REFUND:
             moved = _moved(payment, PaymentStatus.REFUNDED, now)

@@ -7,16 +7,8 @@ from dataclasses import dataclass
 
 from booking_core.booking import Booking
 from booking_core.lifecycle._table import Outcome
+from booking_core.outbox import MailTemplate
 from booking_core.payments import Payment
-
-
-class Notice(enum.StrEnum):
-    """Messages to the people concerned (outbox templates, one row per recipient)."""
-
-    PAID_USER = "booking_paid_user"
-    PAID_OPERATOR = "booking_paid_operator"
-    CANCELLED_USER = "booking_cancelled_user"
-    REFUNDED_USER = "booking_refunded_user"
 
 
 class CommissionAction(enum.StrEnum):
@@ -46,7 +38,7 @@ class Change:
     refund: bool = False
     settles_refund: bool = False
     commission: tuple[CommissionAction, ...] = ()
-    notices: tuple[Notice, ...] = ()
+    notices: tuple[MailTemplate, ...] = ()
     refusal: str | None = None
     keep_when_refused: bool = False
 

@@ -3,16 +3,12 @@
 They are also what a service that embeds ``booking_core`` can start from.
 """
 
-from booking_core.memory.services import (
-    FixedClock,
-    InMemoryOutbox,
-    PlainPasswords,
-    SandboxPayments,
-    SequentialIds,
-)
+from booking_core.memory.outbox import FakeMailer, InMemoryOutbox
+from booking_core.memory.services import FixedClock, PlainPasswords, SandboxPayments, SequentialIds
 from booking_core.memory.store import InMemoryStore, InMemoryUnitOfWork
 
 __all__ = [
+    "FakeMailer",
     "FixedClock",
     "InMemoryOutbox",
     "InMemoryStore",

@@ -1,4 +1,4 @@
-"""Deterministic stand-ins for the clock, ids, passwords, payments and the outbox."""
+"""Deterministic stand-ins for the clock, ids, passwords and payments."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 from booking_core.errors import PaymentProviderError
-from booking_core.ports import OutboxMessage, ProviderIntent
+from booking_core.ports import ProviderIntent
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
@@ -89,6 +89,7 @@ class SandboxPayments:
         booking_id: str,
         idempotency_key: str,
         destination_account: str | None,
+        reference_code: str = "",
     ) -> ProviderIntent:
         """An intent in ``requires_payment_method``; the same key returns the same intent."""
         if self.fail:
@@ -128,14 +129,3 @@ class SandboxPayments:
             self.refunds.append(intent_id)
             self._refund_ids[idempotency_key] = f"re_sandbox_{len(self.refunds):06d}"
         return self._refund_ids[idempotency_key]
-
-
-@dataclass
-class InMemoryOutbox:
-    """Messages queued in a unit of work."""
-
-    messages: list[OutboxMessage] = field(default_factory=list)
-
-    def add(self, message: OutboxMessage) -> None:
-        """Queue a message."""
-        self.messages.append(message)

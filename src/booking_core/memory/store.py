@@ -15,6 +15,7 @@ from booking_core.booking import BLOCKING_STATUSES, Booking
 from booking_core.catalog import Resource
 from booking_core.commission import Commission
 from booking_core.errors import SlotUnavailable
+from booking_core.memory.outbox import InMemoryOutbox
 from booking_core.memory.repositories import (
     MemoryBookings,
     MemoryClients,
@@ -29,10 +30,10 @@ from booking_core.memory.repositories import (
     MemoryUsers,
     MemoryVenueMappings,
 )
-from booking_core.memory.services import InMemoryOutbox
+from booking_core.outbox import OutboxEntry
 from booking_core.payments import Payment, RefundRequest
 from booking_core.payout import PayoutBatch
-from booking_core.ports import IdempotencyRecord, OutboxMessage
+from booking_core.ports import IdempotencyRecord
 
 
 @dataclass
@@ -52,7 +53,7 @@ class Tables:
     payments: dict[str, Payment] = field(default_factory=dict)
     processed_events: set[str] = field(default_factory=set)
     refunds: dict[str, RefundRequest] = field(default_factory=dict)
-    outbox: list[OutboxMessage] = field(default_factory=list)
+    outbox: dict[str, OutboxEntry] = field(default_factory=dict)
     idempotency: dict[tuple[str, str], IdempotencyRecord] = field(default_factory=dict)
     #: How many commits made these tables: the data version of everything in them.
     generation: int = 0
@@ -109,7 +110,7 @@ class InMemoryUnitOfWork:
         self.commissions = MemoryCommissions(t.commissions, t.payout_batches)
         self.payments = MemoryPayments(t.payments, t.processed_events)
         self.refunds = MemoryRefunds(t.refunds)
-        self.outbox = InMemoryOutbox(t.outbox)
+        self.outbox = self.outbox_queue = InMemoryOutbox(t.outbox)
         self.idempotency = MemoryIdempotency(t.idempotency)
 
     def __enter__(self) -> Self:

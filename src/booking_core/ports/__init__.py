@@ -1,6 +1,7 @@
 """Ports: what the domain needs from storage, payment, mail, time and randomness."""
 
 from booking_core.ports.idempotency import IdempotencyRecord, IdempotencyRecords
+from booking_core.ports.mail import Mailer, OutboxQueue
 from booking_core.ports.payouts import PayoutFiles
 from booking_core.ports.refunds import Refunds
 from booking_core.ports.repositories import (
@@ -41,8 +42,10 @@ __all__ = [
     "IdGenerator",
     "IdempotencyRecord",
     "IdempotencyRecords",
+    "Mailer",
     "Outbox",
     "OutboxMessage",
+    "OutboxQueue",
     "PasswordHasher",
     "PaymentGateway",
     "Payments",

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from booking_core.outbox import EMAIL_KIND, MailTemplate
+
 
 class Clock(Protocol):
     """Where the domain reads "now"; always timezone-aware."""
@@ -63,8 +65,12 @@ class PaymentGateway(Protocol):
         booking_id: str,
         idempotency_key: str,
         destination_account: str | None,
+        reference_code: str = "",
     ) -> ProviderIntent:
-        """Open a payment intent; raises PaymentProviderError when the provider fails."""
+        """Open a payment intent; raises PaymentProviderError when the provider fails.
+
+        ``reference_code`` (the booking's) is shown beside the payment in the provider's records.
+        """
 
     def retrieve_intent(self, intent_id: str) -> ProviderIntent:
         """The current state of an intent."""
@@ -75,12 +81,23 @@ class PaymentGateway(Protocol):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OutboxMessage:
-    """Something to send after the transaction commits (for now: email)."""
+    """Something to send after the transaction commits (for now: email, see ``booking_core.outbox``)."""
 
     id: str
     kind: str
     payload: Mapping[str, Any] = field(default_factory=dict)
     created_at: datetime
+
+    @classmethod
+    def email(cls, template: MailTemplate, booking_id: str, *, id: str, now: datetime) -> OutboxMessage:
+        """One email about a booking to one recipient; the worker resolves address, language and
+        content when it sends. Write it in the transaction of the change it reports."""
+        return cls(
+            id=id,
+            kind=EMAIL_KIND,
+            payload={"template": template.value, "booking_id": booking_id},
+            created_at=now,
+        )
 
 
 class Outbox(Protocol):

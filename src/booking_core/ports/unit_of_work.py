@@ -6,6 +6,7 @@ from types import TracebackType
 from typing import Protocol, Self
 
 from booking_core.ports.idempotency import IdempotencyRecords
+from booking_core.ports.mail import OutboxQueue
 from booking_core.ports.refunds import Refunds
 from booking_core.ports.repositories import (
     Bookings,
@@ -78,6 +79,10 @@ class UnitOfWork(Protocol):
     @property
     def outbox(self) -> Outbox:
         """The outbox of this transaction."""
+
+    @property
+    def outbox_queue(self) -> OutboxQueue:
+        """The worker's side of the same outbox (claiming and settling deliveries)."""
 
     @property
     def idempotency(self) -> IdempotencyRecords:

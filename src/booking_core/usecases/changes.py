@@ -49,9 +49,8 @@ def store_change(
         uow.payments.save(change.payment)
     for action in change.commission:
         _commission(deps, uow, change.booking, action, now)
-    for notice in change.notices:
-        payload = {"template": notice.value, "booking_id": change.booking.id}
-        uow.outbox.add(OutboxMessage(id=deps.ids.new_id(), kind="email", payload=payload, created_at=now))
+    for template in change.notices:  # one row per recipient, written by the transition that owns it
+        uow.outbox.add(OutboxMessage.email(template, change.booking.id, id=deps.ids.new_id(), now=now))
     added: list[RefundRequest] = []
     if change.payment is not None and change.refund:
         request = RefundRequest(

@@ -123,6 +123,7 @@ def _open(deps: Deps, uow: UnitOfWork, booking: Booking, attempt: int, account: 
         booking_id=booking.id,
         idempotency_key=intent_key(booking.id, attempt, now),
         destination_account=account,
+        reference_code=booking.reference_code,
     )
     payment = Payment(
         id=deps.ids.new_id(),

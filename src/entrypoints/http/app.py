@@ -10,15 +10,16 @@ from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
-from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
+from litestar.plugins.prometheus import PrometheusConfig
 
 from booking_core.usecases.deps import Deps
 from entrypoints.http.errors import handle_exception
 from entrypoints.http.inputs import reject_null_characters
-from entrypoints.http.ratelimit import UNLIMITED_OPT_KEY, rate_limit_middleware
+from entrypoints.http.ratelimit import rate_limit_middleware
 from entrypoints.http.routes import auth, bookings, client, resources
 from entrypoints.http.routes.health import health
 from entrypoints.http.routes.index import api_index
+from entrypoints.http.routes.metrics import MetricsController
 from entrypoints.http.routes.webhooks import provider_webhook
 
 MAX_BODY_BYTES = 1024 * 1024
@@ -43,13 +44,6 @@ class AppServices(Protocol):
     def deps(self) -> Deps: ...
 
     def ping(self) -> bool: ...
-
-
-class MetricsController(PrometheusController):
-    """``GET /metrics`` in the Prometheus text format; never rate limited."""
-
-    opt = {UNLIMITED_OPT_KEY: True}  # noqa: RUF012 - Litestar reads it as a class attribute
-    tags = ["operations"]  # noqa: RUF012
 
 
 def create_app(services: AppServices, *, debug: bool = False) -> Litestar:

@@ -1,75 +1,123 @@
-"""The outbox the worker drains, and stored first responses for Idempotency-Key retries."""
+"""The outbox (both its sides) and stored first responses for Idempotency-Key retries."""
 
 from __future__ import annotations
 
 import builtins
-from datetime import datetime
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from adapters.sqla.errors import translate_errors
 from adapters.sqla.models import IdempotencyRecordRow, OutboxRow
+from booking_core.outbox import OutboxEntry, OutboxStatus
 from booking_core.ports.idempotency import IdempotencyRecord
 from booking_core.ports.services import OutboxMessage
 
+_ERROR_CHARS = 2000
 
-def outbox_to_domain(row: OutboxRow) -> OutboxMessage:
-    return OutboxMessage(id=row.id, kind=row.kind, payload=dict(row.payload), created_at=row.created_at)
+
+def outbox_to_domain(row: OutboxRow) -> OutboxEntry:
+    return OutboxEntry(
+        id=row.id,
+        kind=row.kind,
+        payload=dict(row.payload),
+        created_at=row.created_at,
+        status=OutboxStatus(row.status),
+        attempts=row.attempts,
+        due_at=row.due_at,
+        sent_at=row.sent_at,
+        last_error=row.last_error,
+        message_id=row.message_id,
+    )
 
 
 @translate_errors
 class SqlaOutbox:
-    """Messages written with the state change they report; the worker sends what is due.
-
-    Beyond the core's ``Outbox`` port (``add``), the worker uses ``due``, ``mark_sent`` and
-    ``mark_failed``.
-    """
+    """Messages written with the state change they report (``Outbox``), and the worker's side
+    (``OutboxQueue``): claims lock rows with ``FOR UPDATE SKIP LOCKED`` on PostgreSQL; SQLite's
+    writers run one at a time anyway (``BEGIN IMMEDIATE``)."""
 
     def __init__(self, session: Session) -> None:
         self._session = session
 
     def add(self, message: OutboxMessage) -> None:
-        row = OutboxRow(
-            id=message.id,
-            kind=message.kind,
-            payload=dict(message.payload),
-            created_at=message.created_at,
-            due_at=message.created_at,
-            attempts=0,
+        self._session.add(
+            OutboxRow(
+                id=message.id,
+                kind=message.kind,
+                payload=dict(message.payload),
+                created_at=message.created_at,
+                status=OutboxStatus.PENDING.value,
+                due_at=message.created_at,
+                attempts=0,
+            )
         )
-        self._session.add(row)
         self._session.flush()
 
-    def due(self, now: datetime, limit: int = 50) -> builtins.list[OutboxMessage]:
-        """Unsent messages whose time has come, oldest first (locked, skipping ones others hold)."""
+    def claim_due(self, now: datetime, *, lease: timedelta, limit: int) -> builtins.list[OutboxEntry]:
         stmt = (
             select(OutboxRow)
-            .where(OutboxRow.sent_at.is_(None), OutboxRow.due_at <= now)
+            .where(OutboxRow.status == OutboxStatus.PENDING.value, OutboxRow.due_at <= now)
             .order_by(OutboxRow.due_at, OutboxRow.id)
             .limit(limit)
             .with_for_update(skip_locked=True)
         )
-        return [outbox_to_domain(row) for row in self._session.scalars(stmt)]
+        rows = builtins.list(self._session.scalars(stmt))
+        for row in rows:
+            row.attempts += 1
+            row.due_at = now + lease
+        self._session.flush()
+        return [outbox_to_domain(row) for row in rows]
 
-    def attempts(self, message_id: str) -> int:
-        """How many times sending was tried."""
-        row = self._session.get(OutboxRow, message_id)
-        return row.attempts if row else 0
-
-    def mark_sent(self, message_id: str, now: datetime) -> None:
-        """The message went out."""
-        stmt = update(OutboxRow).where(OutboxRow.id == message_id).values(sent_at=now)
-        self._session.execute(stmt)
-
-    def mark_failed(self, message_id: str, error: str, retry_at: datetime) -> None:
-        """Sending failed; try again at ``retry_at``."""
+    def _settle(self, entry: OutboxEntry, **values: Any) -> bool:
         stmt = (
             update(OutboxRow)
-            .where(OutboxRow.id == message_id)
-            .values(attempts=OutboxRow.attempts + 1, last_error=error[:2000], due_at=retry_at)
+            .where(
+                OutboxRow.id == entry.id,
+                OutboxRow.attempts == entry.attempts,
+                OutboxRow.status == OutboxStatus.PENDING.value,
+            )
+            .values(**values)
+            .execution_options(synchronize_session=False)
         )
-        self._session.execute(stmt)
+        return bool(self._session.execute(stmt).rowcount)  # type: ignore[attr-defined]
+
+    def mark_sent(
+        self, entry: OutboxEntry, now: datetime, *, message_id: str | None, note: str | None
+    ) -> bool:
+        return self._settle(
+            entry, status=OutboxStatus.SENT.value, sent_at=now, message_id=message_id, last_error=note
+        )
+
+    def mark_retry(self, entry: OutboxEntry, due_at: datetime, *, error: str, message_id: str | None) -> bool:
+        return self._settle(entry, due_at=due_at, last_error=error[:_ERROR_CHARS], message_id=message_id)
+
+    def mark_failed(self, entry: OutboxEntry, now: datetime, *, error: str, message_id: str | None) -> bool:
+        return self._settle(
+            entry, status=OutboxStatus.FAILED.value, last_error=error[:_ERROR_CHARS], message_id=message_id
+        )
+
+    def list(self, status: OutboxStatus | None, *, limit: int) -> builtins.list[OutboxEntry]:
+        stmt = select(OutboxRow).order_by(OutboxRow.created_at.desc(), OutboxRow.id.desc()).limit(limit)
+        if status is not None:
+            stmt = stmt.where(OutboxRow.status == status.value)
+        return [outbox_to_domain(row) for row in self._session.scalars(stmt)]
+
+    def retry(self, ids: Iterable[str] | None, now: datetime) -> int:
+        stmt = update(OutboxRow).where(OutboxRow.status == OutboxStatus.FAILED.value)
+        if ids is not None:
+            stmt = stmt.where(OutboxRow.id.in_(builtins.list(ids)))
+        stmt = stmt.values(status=OutboxStatus.PENDING.value, attempts=0, due_at=now).execution_options(
+            synchronize_session=False
+        )
+        return int(self._session.execute(stmt).rowcount)  # type: ignore[attr-defined]
+
+    def counts(self) -> Mapping[OutboxStatus, int]:
+        stmt = select(OutboxRow.status, func.count()).group_by(OutboxRow.status)
+        return {OutboxStatus(status): count for status, count in self._session.execute(stmt)}
 
 
 @translate_errors

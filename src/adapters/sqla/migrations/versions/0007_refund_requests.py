@@ -5,8 +5,8 @@ sent after the commit and, while the provider has not accepted it, again by the 
 now also be ``canceled`` (the provider cancelled the intent; a new one replaced it): the status
 column is free text, so that needs no change here.
 
-Revision ID: 0006
-Revises: 0005
+Revision ID: 0007
+Revises: 0006
 Create Date: 2026-11-24
 """
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0006"
-down_revision = "0005"
+revision = "0007"
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 

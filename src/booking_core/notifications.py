@@ -1,0 +1,122 @@
+"""What an email says, in the domain's terms: the recipient, the language and the booking's facts.
+
+The mail adapters turn a :class:`Notification` into a message (templates, MIME, calendar file);
+nothing here knows about formats. :func:`compose` decides who gets which template.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from booking_core.accounts import Language, User
+from booking_core.booking import Booking
+from booking_core.catalog import Resource
+from booking_core.outbox import MailTemplate
+
+#: Templates whose recipient is the booking's user (the rest go to the venue's operator).
+USER_TEMPLATES = frozenset(
+    {MailTemplate.BOOKING_PAID_USER, MailTemplate.BOOKING_CANCELLED_USER, MailTemplate.BOOKING_REFUNDED_USER}
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BookingFacts:
+    """The booking as its emails describe it; ``start`` and ``end`` are in the venue's time zone."""
+
+    booking_id: str
+    reference_code: str
+    status: str
+    venue_name: str
+    venue_address: str
+    venue_timezone: str
+    operator_email: str
+    resource_name: str
+    start: datetime
+    end: datetime
+    participant_count: int
+    total_price: Decimal
+    currency: str
+    notes: str
+    paid: bool
+    cancellation_reason: str | None
+    user_name: str
+    user_email: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Notification:
+    """One email to one recipient, ready to be rendered."""
+
+    template: MailTemplate
+    language: Language
+    recipient: str
+    recipient_name: str
+    reply_to: str | None
+    facts: BookingFacts
+
+    @property
+    def has_calendar_event(self) -> bool:
+        """The user's confirmation carries the booking as a calendar event (``.ics``)."""
+        return self.template is MailTemplate.BOOKING_PAID_USER
+
+
+def booking_facts(booking: Booking, resource: Resource, user: User) -> BookingFacts:
+    """The facts of ``booking`` that its emails show."""
+    venue = resource.venue
+    return BookingFacts(
+        booking_id=booking.id,
+        reference_code=booking.reference_code,
+        status=booking.status.value,
+        venue_name=venue.name,
+        venue_address=venue.address,
+        venue_timezone=venue.timezone,
+        operator_email=venue.operator_email,
+        resource_name=resource.name,
+        start=booking.start.astimezone(venue.tz),
+        end=booking.end.astimezone(venue.tz),
+        participant_count=booking.participant_count,
+        total_price=booking.total_price,
+        currency=booking.currency,
+        notes=booking.notes,
+        paid=booking.paid_at is not None,
+        cancellation_reason=booking.cancellation_reason.value if booking.cancellation_reason else None,
+        user_name=user.full_name,
+        user_email=user.email,
+    )
+
+
+def compose(template: MailTemplate, booking: Booking, resource: Resource, user: User) -> Notification | None:
+    """The email ``template`` about ``booking``; None when it has nobody to go to.
+
+    The user's emails are in the user's language; the operator's too, since a venue has no language
+    of its own and its staff deal with that user. Replies go to the other party.
+    """
+    facts = booking_facts(booking, resource, user)
+    operator = resource.venue.operator_email.strip()
+    if template in USER_TEMPLATES:
+        return Notification(
+            template=template,
+            language=user.language,
+            recipient=user.email,
+            recipient_name=user.full_name,
+            reply_to=operator or None,
+            facts=facts,
+        )
+    if not operator:
+        return None
+    return Notification(
+        template=template,
+        language=user.language,
+        recipient=operator,
+        recipient_name=resource.venue.name,
+        reply_to=user.email,
+        facts=facts,
+    )
+
+
+def message_id_for(outbox_id: str, sender: str) -> str:
+    """A ``Message-ID`` that stays the same on every try of one outbox message."""
+    domain = sender.rpartition("@")[2] or "localhost"
+    return f"<{outbox_id}@{domain}>"

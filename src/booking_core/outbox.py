@@ -1,0 +1,92 @@
+"""The outbox: messages written with the state change they report, delivered later by the worker.
+
+An email is one row per recipient, ``kind="email"`` with ``payload={"template": T, "booking_id": ID}``
+(:meth:`~booking_core.ports.OutboxMessage.email`); the worker resolves recipient, language and
+content when it sends. A row is ``pending`` until it is ``sent``, or ``failed`` after
+:attr:`RetryPolicy.max_attempts` tries (or at once when retrying cannot help). An operator may send
+failed rows again.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+EMAIL_KIND = "email"
+
+
+class MailTemplate(enum.StrEnum):
+    """The emails the service sends; each names its recipient and its occasion."""
+
+    BOOKING_PAID_USER = "booking_paid_user"
+    BOOKING_PAID_OPERATOR = "booking_paid_operator"
+    BOOKING_CANCELLED_USER = "booking_cancelled_user"
+    BOOKING_REFUNDED_USER = "booking_refunded_user"
+
+
+class OutboxStatus(enum.StrEnum):
+    """Where a message stands."""
+
+    PENDING = "pending"
+    SENT = "sent"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OutboxEntry:
+    """A stored message with its delivery state.
+
+    ``attempts`` counts tries begun (a claim counts one); ``due_at`` is when a pending message may
+    be tried next; ``message_id`` is the ``Message-ID`` it was sent with, kept for every retry.
+    """
+
+    id: str
+    kind: str
+    payload: Mapping[str, Any] = field(default_factory=dict)
+    created_at: datetime
+    status: OutboxStatus = OutboxStatus.PENDING
+    attempts: int = 0
+    due_at: datetime
+    sent_at: datetime | None = None
+    last_error: str | None = None
+    message_id: str | None = None
+
+    @property
+    def template(self) -> str:
+        """The email template named in the payload ('' when there is none)."""
+        return str(self.payload.get("template") or "")
+
+    @property
+    def booking_id(self) -> str:
+        """The booking the message is about ('' when there is none)."""
+        return str(self.payload.get("booking_id") or "")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RetryPolicy:
+    """How often and how patiently a message is tried.
+
+    The wait before try ``n + 1`` grows exponentially from ``base`` up to ``cap``, with "equal
+    jitter" (half fixed, half random) so that messages held back by one outage do not all come back
+    in the same second. ``lease`` is how long a claimed message is left to its worker before another
+    may take it: it must exceed the longest send (the SMTP timeouts bound that).
+    """
+
+    max_attempts: int = 12
+    base: timedelta = timedelta(minutes=1)
+    cap: timedelta = timedelta(hours=4)
+    lease: timedelta = timedelta(minutes=10)
+
+    def delay(self, attempts: int, jitter: float) -> timedelta:
+        """The wait after ``attempts`` failed tries; ``jitter`` is a random number in [0, 1)."""
+        exponent = min(max(attempts - 1, 0), 32)  # 2**32 minutes is far beyond any cap
+        ceiling = min(self.cap, self.base * (1 << exponent))
+        fixed = ceiling / 2
+        return fixed + (ceiling - fixed) * min(max(jitter, 0.0), 1.0)
+
+    def gives_up(self, attempts: int) -> bool:
+        """True when ``attempts`` tries are all a message gets."""
+        return attempts >= self.max_attempts

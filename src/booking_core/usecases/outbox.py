@@ -1,0 +1,166 @@
+"""Delivering the outbox: claim what is due, send it, settle each try; and the operator's view.
+
+A claim is a short transaction of its own and sending happens outside any transaction, so a slow
+mail server holds no database lock. A claimed message is leased to its worker (``RetryPolicy.lease``):
+another worker takes it only once the lease has run out, which happens only when the first worker
+died mid-send. Then the message may go out twice, with the same ``Message-ID``; that is the one case,
+and no worker that is alive ever sends a message another has claimed.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+from booking_core.errors import MailDeliveryFailed
+from booking_core.notifications import Notification, compose, message_id_for
+from booking_core.outbox import EMAIL_KIND, MailTemplate, OutboxEntry, OutboxStatus, RetryPolicy
+from booking_core.ports import Mailer
+from booking_core.usecases.deps import Deps
+
+log = logging.getLogger(__name__)
+
+DEFAULT_POLICY = RetryPolicy()
+BATCH = 50
+
+
+@dataclass(frozen=True, slots=True)
+class DispatchResult:
+    """What one pass over the outbox did."""
+
+    sent: int = 0
+    skipped: int = 0
+    retrying: int = 0
+    failed: int = 0
+
+    def __str__(self) -> str:
+        return (
+            f"sent {self.sent}, skipped {self.skipped}, "
+            f"to retry {self.retrying}, failed {self.failed} message(s)"
+        )
+
+    @property
+    def total(self) -> int:
+        """Messages tried in the pass."""
+        return self.sent + self.skipped + self.retrying + self.failed
+
+    def __add__(self, other: DispatchResult) -> DispatchResult:
+        return DispatchResult(
+            self.sent + other.sent,
+            self.skipped + other.skipped,
+            self.retrying + other.retrying,
+            self.failed + other.failed,
+        )
+
+
+class _Undeliverable(Exception):
+    """The message itself is wrong (unknown template, unknown booking): no retry can help."""
+
+
+def dispatch_outbox(
+    deps: Deps,
+    mailer: Mailer,
+    *,
+    policy: RetryPolicy = DEFAULT_POLICY,
+    limit: int = BATCH,
+    jitter: Callable[[], float] = random.random,
+) -> DispatchResult:
+    """Send the messages that are due now (at most ``limit``), each tried once."""
+    now = deps.clock.now()
+    with deps.uow() as uow:
+        claimed = uow.outbox_queue.claim_due(now, lease=policy.lease, limit=limit)
+        uow.commit()
+    counts = {"sent": 0, "skipped": 0, "retrying": 0, "failed": 0}
+    for entry in claimed:
+        counts[_deliver(deps, mailer, entry, policy, jitter)] += 1
+    return DispatchResult(**counts)
+
+
+def _deliver(
+    deps: Deps, mailer: Mailer, entry: OutboxEntry, policy: RetryPolicy, jitter: Callable[[], float]
+) -> str:
+    message_id = entry.message_id or message_id_for(entry.id, mailer.sender)
+    try:
+        notification = _notification(deps, entry)
+        if notification is not None:
+            mailer.send(notification, message_id=message_id)
+    except (_Undeliverable, MailDeliveryFailed) as error:
+        permanent = isinstance(error, _Undeliverable) or getattr(error, "permanent", False)
+        return _failed(deps, entry, str(error), message_id, permanent, policy, jitter)
+    now = deps.clock.now()
+    note = None if notification is not None else "skipped: the venue has no operator_email"
+    with deps.uow() as uow:
+        settled = uow.outbox_queue.mark_sent(entry, now, message_id=message_id, note=note)
+        uow.commit()
+    if not settled:
+        log.warning("outbox %s: sent, but another worker had taken the message over", entry.id)
+    if note:
+        log.info("outbox %s (%s, booking %s) %s", entry.id, entry.template, entry.booking_id, note)
+        return "skipped"
+    return "sent"
+
+
+def _failed(
+    deps: Deps,
+    entry: OutboxEntry,
+    error: str,
+    message_id: str,
+    permanent: bool,
+    policy: RetryPolicy,
+    jitter: Callable[[], float],
+) -> str:
+    now = deps.clock.now()
+    give_up = permanent or policy.gives_up(entry.attempts)
+    with deps.uow() as uow:
+        if give_up:
+            uow.outbox_queue.mark_failed(entry, now, error=error, message_id=message_id)
+        else:
+            due = now + policy.delay(entry.attempts, jitter())
+            uow.outbox_queue.mark_retry(entry, due, error=error, message_id=message_id)
+        uow.commit()
+    level = logging.ERROR if give_up else logging.WARNING
+    outcome = "failed for good" if give_up else "will be retried"
+    log.log(level, "outbox %s (%s) try %d %s: %s", entry.id, entry.template, entry.attempts, outcome, error)
+    return "failed" if give_up else "retrying"
+
+
+def _notification(deps: Deps, entry: OutboxEntry) -> Notification | None:
+    """The email ``entry`` stands for, from the booking as it is now (None: nobody to send it to)."""
+    if entry.kind != EMAIL_KIND:
+        raise _Undeliverable(f"unknown message kind {entry.kind!r}")
+    try:
+        template = MailTemplate(entry.template)
+    except ValueError:
+        raise _Undeliverable(f"unknown email template {entry.template!r}") from None
+    with deps.read() as uow:
+        booking = uow.bookings.get(entry.booking_id) if entry.booking_id else None
+        if booking is None:
+            raise _Undeliverable(f"booking {entry.booking_id!r} not found")
+        resource = uow.resources.get(booking.resource_id)
+        user = uow.users.get(booking.user_id)
+    if resource is None or user is None:
+        raise _Undeliverable(f"booking {booking.id}: its resource or user is gone")
+    return compose(template, booking, resource, user)
+
+
+def list_outbox(deps: Deps, status: OutboxStatus | None = None, *, limit: int = 100) -> list[OutboxEntry]:
+    """Messages in ``status`` (all when None), newest first, for the operator."""
+    with deps.read() as uow:
+        return uow.outbox_queue.list(status, limit=limit)
+
+
+def retry_failed(deps: Deps, ids: Iterable[str] | None = None) -> int:
+    """Send failed messages again (those in ``ids``, or every one): due now, attempts from zero."""
+    with deps.uow() as uow:
+        count = uow.outbox_queue.retry(None if ids is None else list(ids), deps.clock.now())
+        uow.commit()
+    return count
+
+
+def outbox_counts(deps: Deps) -> Mapping[OutboxStatus, int]:
+    """How many messages are pending, sent and failed."""
+    with deps.read() as uow:
+        counts = uow.outbox_queue.counts()
+    return {status: counts.get(status, 0) for status in OutboxStatus}

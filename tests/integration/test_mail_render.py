@@ -1,0 +1,184 @@
+"""Email as it leaves the service: both languages rendered, then read back as a mail client would
+(MIME parsed, the ``.ics`` opened with ``icalendar``); the file and console transports."""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime
+from decimal import Decimal
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+from pathlib import Path
+from typing import cast
+from zoneinfo import ZoneInfo
+
+import pytest
+from icalendar import Calendar
+
+from adapters.mail import ConsoleMailer, FileMailer, render_email
+from booking_core.accounts import Language
+from booking_core.errors import MailDeliveryFailed
+from booking_core.notifications import BookingFacts, Notification
+from booking_core.outbox import MailTemplate
+
+BERLIN = ZoneInfo("Europe/Berlin")
+SENDER = "bookings@center.example"
+FACTS = BookingFacts(
+    booking_id="6f1c0c8e-0000-4000-8000-000000000001",
+    reference_code="ABCD2345",
+    status="paid",
+    venue_name="Center <Court> & Co",
+    venue_address="Hauptstrasse 1, 10115 Berlin",
+    venue_timezone="Europe/Berlin",
+    operator_email="ops@center.example",
+    resource_name="Court 1",
+    start=datetime(2026, 12, 1, 10, 0, tzinfo=BERLIN),
+    end=datetime(2026, 12, 1, 11, 30, tzinfo=BERLIN),
+    participant_count=2,
+    total_price=Decimal("1234.50"),
+    currency="EUR",
+    notes="Bring <b>balls</b>",
+    paid=True,
+    cancellation_reason=None,
+    user_name="Anna Schmidt",
+    user_email="anna@example.com",
+)
+EXPECTED = {
+    Language.EN: {
+        MailTemplate.BOOKING_PAID_USER: ["Booking confirmed", "Tuesday, 1 December 2026", "10:00 to 11:30",
+                                        "€1,234.50", "Hauptstrasse 1, 10115 Berlin", "Court 1", "ABCD2345"],
+        MailTemplate.BOOKING_PAID_OPERATOR: ["New paid booking ABCD2345", "Anna Schmidt", "anna@example.com",
+                                            "Tuesday, 1 December 2026", "€1,234.50", "Court 1"],
+        MailTemplate.BOOKING_CANCELLED_USER: ["Booking cancelled", "ABCD2345", "will be refunded"],
+        MailTemplate.BOOKING_REFUNDED_USER: ["Refund of booking ABCD2345", "€1,234.50"],
+    },
+    Language.DE: {
+        MailTemplate.BOOKING_PAID_USER: ["Buchung bestätigt", "Dienstag, 1. Dezember 2026",
+                                        "10:00 bis 11:30 Uhr", "1.234,50 €", "Hauptstrasse 1, 10115 Berlin",
+                                        "Court 1", "ABCD2345"],
+        MailTemplate.BOOKING_PAID_OPERATOR: ["Neue bezahlte Buchung ABCD2345", "Anna Schmidt",
+                                            "anna@example.com", "Dienstag, 1. Dezember 2026", "1.234,50 €",
+                                            "Court 1"],
+        MailTemplate.BOOKING_CANCELLED_USER: ["Buchung storniert", "ABCD2345", "erstattet"],
+        MailTemplate.BOOKING_REFUNDED_USER: ["Erstattung zur Buchung ABCD2345", "1.234,50 €"],
+    },
+}  # fmt: skip
+
+
+def _notification(template: MailTemplate, language: Language) -> Notification:
+    to_user = template is not MailTemplate.BOOKING_PAID_OPERATOR
+    return Notification(
+        template=template,
+        language=language,
+        recipient="anna@example.com" if to_user else "ops@center.example",
+        recipient_name="Anna Schmidt" if to_user else "Center <Court> & Co",
+        reply_to="ops@center.example" if to_user else "anna@example.com",
+        facts=FACTS,
+    )
+
+
+def _read_back(message: EmailMessage) -> EmailMessage:
+    """The message as bytes on the wire, parsed again as a mail client does."""
+    return cast(EmailMessage, message_from_bytes(message.as_bytes(policy=policy.SMTP), policy=policy.default))
+
+
+@pytest.mark.parametrize("language", list(Language))
+@pytest.mark.parametrize("template", list(MailTemplate))
+def test_every_email_renders_in_both_languages(template: MailTemplate, language: Language) -> None:
+    sent = render_email(_notification(template, language), sender=SENDER, message_id="<m-1@center.example>")
+    mail = _read_back(sent)
+    assert mail["Message-ID"] == "<m-1@center.example>"
+    assert mail["From"] == SENDER
+    assert mail["Content-Language"] == language.value
+    text = mail.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+    html = mail.get_body(("html",)).get_content()  # type: ignore[union-attr]
+    subject, *expected = EXPECTED[language][template]
+    assert subject in mail["Subject"]
+    for part in expected:
+        assert part in text, (part, text)
+        assert part in html.replace("&amp;", "&"), part
+    assert "Center <Court> & Co" in text
+    assert "Center &lt;Court&gt; &amp; Co" in html  # HTML is escaped, text is not
+    assert "<Court>" not in html
+    assert f'lang="{language.value}"' in html
+
+
+def test_the_users_confirmation_carries_the_booking_as_a_calendar_event() -> None:
+    sent = render_email(
+        _notification(MailTemplate.BOOKING_PAID_USER, Language.DE),
+        sender=SENDER,
+        message_id="<m-2@center.example>",
+        now=datetime(2026, 11, 1, tzinfo=UTC),
+    )
+    mail = _read_back(sent)
+    assert mail["To"] == "Anna Schmidt <anna@example.com>"
+    assert mail["Reply-To"] == "ops@center.example"
+    [attachment] = list(mail.iter_attachments())
+    assert attachment.get_content_type() == "text/calendar"
+    assert attachment.get_filename() == "booking-ABCD2345.ics"
+    calendar = Calendar.from_ical(attachment.get_content())
+    [event] = calendar.walk("VEVENT")
+    assert str(event["UID"]) == f"booking-{FACTS.booking_id}@center.example"
+    assert event.decoded("DTSTART") == FACTS.start
+    assert event.decoded("DTEND") == FACTS.end
+    assert str(event["LOCATION"]) == "Center <Court> & Co, Hauptstrasse 1, 10115 Berlin"
+    assert "Court 1" in str(event["SUMMARY"])
+    assert str(calendar["METHOD"]) == "PUBLISH"
+    assert calendar.walk("VTIMEZONE")[0]["TZID"] == "Europe/Berlin"
+    # the same booking gets the same UID in a later email, so calendars update instead of doubling
+    again = render_email(
+        _notification(MailTemplate.BOOKING_PAID_USER, Language.EN), sender=SENDER, message_id="<m-3@x>"
+    )
+    [later] = Calendar.from_ical(next(_read_back(again).iter_attachments()).get_content()).walk("VEVENT")
+    assert later["UID"] == event["UID"]
+
+
+@pytest.mark.parametrize("template", [t for t in MailTemplate if t is not MailTemplate.BOOKING_PAID_USER])
+def test_other_emails_have_no_attachment(template: MailTemplate) -> None:
+    mail = _read_back(render_email(_notification(template, Language.EN), sender=SENDER, message_id="<m@x>"))
+    assert list(mail.iter_attachments()) == []
+
+
+def test_the_file_transport_writes_one_file_per_message_id(tmp_path: Path) -> None:
+    mailer = FileMailer(tmp_path / "mail", sender=SENDER)
+    notification = _notification(MailTemplate.BOOKING_PAID_USER, Language.EN)
+    mailer.send(notification, message_id="<m-9@center.example>")
+    mailer.send(notification, message_id="<m-9@center.example>")  # a retry replaces its own file
+    [written] = list((tmp_path / "mail").iterdir())
+    assert written.name == "m-9_center.example.eml"
+    mail = message_from_bytes(written.read_bytes(), policy=policy.default)
+    assert mail["Message-ID"] == "<m-9@center.example>"
+
+
+def test_the_file_transport_reports_an_unwritable_directory(tmp_path: Path) -> None:
+    blocker = tmp_path / "mail"
+    blocker.write_text("a file where the directory should be")
+    with pytest.raises(MailDeliveryFailed) as failure:
+        FileMailer(blocker, sender=SENDER).send(
+            _notification(MailTemplate.BOOKING_PAID_USER, Language.EN), message_id="<m@x>"
+        )
+    assert not failure.value.permanent
+
+
+def test_the_console_transport_prints_the_message() -> None:
+    out = io.StringIO()
+    ConsoleMailer(sender=SENDER, stream=out).send(
+        _notification(MailTemplate.BOOKING_REFUNDED_USER, Language.DE), message_id="<m-4@x>"
+    )
+    assert "Message-ID: <m-4@x>" in out.getvalue()
+    assert "Erstattung zur Buchung ABCD2345" in out.getvalue()
+
+
+def test_a_message_that_cannot_be_built_is_a_permanent_failure(tmp_path: Path) -> None:
+    broken = _notification(MailTemplate.BOOKING_PAID_USER, Language.EN)
+    broken = Notification(
+        template=broken.template,
+        language=broken.language,
+        recipient="not an address",
+        recipient_name="X",
+        reply_to=None,
+        facts=FACTS,
+    )
+    with pytest.raises(MailDeliveryFailed) as failure:
+        FileMailer(tmp_path, sender=SENDER).send(broken, message_id="<m@x>")
+    assert failure.value.permanent

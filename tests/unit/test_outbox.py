@@ -1,0 +1,213 @@
+"""Delivering the outbox on the in-memory ports: retries, backoff, the final failed state, the
+operator's retry, and the retry policy's arithmetic (property-based)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from booking_core.accounts import Language
+from booking_core.memory import (
+    FakeMailer,
+    FixedClock,
+    InMemoryStore,
+    PlainPasswords,
+    SandboxPayments,
+    SequentialIds,
+)
+from booking_core.outbox import MailTemplate, OutboxStatus, RetryPolicy
+from booking_core.ports import OutboxMessage
+from booking_core.usecases.deps import Deps
+from booking_core.usecases.outbox import dispatch_outbox, list_outbox, outbox_counts, retry_failed
+from tests.unit.test_usecase_flow import BERLIN, NOW, at, book, court, pay, user_actor
+
+VENUE = replace(
+    BERLIN, operator_email="ops@center.example", street_address="Hauptstrasse 1", postal_code="10115"
+)
+POLICY = RetryPolicy(max_attempts=3, base=timedelta(minutes=1), cap=timedelta(minutes=10))
+
+
+@pytest.fixture
+def store() -> InMemoryStore:
+    store = InMemoryStore()
+    store.add_resource(court(1, venue=VENUE))
+    return store
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock(NOW)
+
+
+@pytest.fixture
+def deps(store: InMemoryStore, clock: FixedClock) -> Deps:
+    return Deps(
+        uow=store.uow,
+        clock=clock,
+        ids=SequentialIds(),
+        passwords=PlainPasswords(),
+        payments=SandboxPayments(),
+    )
+
+
+@pytest.fixture
+def paid(deps: Deps) -> str:
+    """A paid booking of Anna (English); its two emails are in the outbox."""
+    anna = user_actor(deps)
+    view = book(deps, anna, at(2, 10))
+    pay(deps, view, anna)
+    return view.booking.id
+
+
+def _dispatch(deps: Deps, mailer: FakeMailer) -> tuple[int, int, int, int]:
+    result = dispatch_outbox(deps, mailer, policy=POLICY, jitter=lambda: 0.5)
+    return result.sent, result.skipped, result.retrying, result.failed
+
+
+def test_paid_booking_mails_the_user_and_the_operator_once(deps: Deps, paid: str) -> None:
+    mailer = FakeMailer(sender="bookings@center.example")
+    assert _dispatch(deps, mailer) == (2, 0, 0, 0)
+    by_template = {n.template: (n, message_id) for n, message_id in mailer.sent}
+    user, user_message_id = by_template[MailTemplate.BOOKING_PAID_USER]
+    operator, _ = by_template[MailTemplate.BOOKING_PAID_OPERATOR]
+    assert (user.recipient, user.language, user.reply_to) == (
+        "anna@example.com",
+        Language.EN,
+        "ops@center.example",
+    )
+    assert (operator.recipient, operator.reply_to) == ("ops@center.example", "anna@example.com")
+    assert user.facts.booking_id == paid
+    assert user.facts.start == at(2, 10).astimezone(VENUE.tz)
+    assert user.facts.venue_address == "Hauptstrasse 1, 10115 Berlin"
+    assert user_message_id.endswith("@center.example>")
+    assert _dispatch(deps, mailer) == (0, 0, 0, 0)  # nothing twice
+    assert len(mailer.sent) == 2
+    assert outbox_counts(deps)[OutboxStatus.SENT] == 2
+
+
+def test_an_outage_delays_mail_with_growing_waits_then_it_goes_out_once(
+    deps: Deps, clock: FixedClock, paid: str
+) -> None:
+    mailer = FakeMailer(down=True)
+    assert _dispatch(deps, mailer) == (0, 0, 2, 0)
+    [first, _] = list_outbox(deps, OutboxStatus.PENDING)
+    # jitter 0.5 waits 3/4 of the ceiling: 45 s after the first try
+    assert first.due_at == NOW + timedelta(seconds=45)
+    assert first.attempts == 1
+    assert first.last_error == "connection refused"
+    assert _dispatch(deps, mailer) == (0, 0, 0, 0)  # not due yet
+    clock.advance(timedelta(seconds=45))
+    assert _dispatch(deps, mailer) == (0, 0, 2, 0)
+    second = next(e for e in list_outbox(deps) if e.id == first.id)
+    assert second.due_at == clock.now() + timedelta(seconds=90)  # twice the wait
+    assert second.message_id == first.message_id  # the same Message-ID on every try
+    mailer.down = False
+    clock.advance(timedelta(seconds=90))
+    assert _dispatch(deps, mailer) == (2, 0, 0, 0)
+    assert {message_id for _, message_id in mailer.sent} == {e.message_id for e in list_outbox(deps)}
+
+
+def test_after_the_last_attempt_a_message_fails_and_the_operator_can_send_it_again(
+    deps: Deps, clock: FixedClock, paid: str
+) -> None:
+    mailer = FakeMailer(down=True)
+    for _ in range(POLICY.max_attempts - 1):
+        assert _dispatch(deps, mailer) == (0, 0, 2, 0)
+        clock.advance(POLICY.cap)
+    assert _dispatch(deps, mailer) == (0, 0, 0, 2)
+    failed = list_outbox(deps, OutboxStatus.FAILED)
+    assert [e.attempts for e in failed] == [POLICY.max_attempts] * 2
+    clock.advance(timedelta(days=1))
+    assert _dispatch(deps, mailer) == (0, 0, 0, 0)  # failed stays failed
+    assert outbox_counts(deps) == {OutboxStatus.PENDING: 0, OutboxStatus.SENT: 0, OutboxStatus.FAILED: 2}
+    assert retry_failed(deps, [failed[0].id]) == 1
+    mailer.down = False
+    assert _dispatch(deps, mailer) == (1, 0, 0, 0)
+    assert retry_failed(deps) == 1
+    assert _dispatch(deps, mailer) == (1, 0, 0, 0)
+    assert len(mailer.sent) == 2
+
+
+def test_a_permanent_refusal_fails_at_once(deps: Deps, paid: str) -> None:
+    assert _dispatch(deps, FakeMailer(refuse=True)) == (0, 0, 0, 2)
+    assert {e.last_error for e in list_outbox(deps)} == {"550 mailbox unavailable"}
+
+
+def test_a_venue_without_operator_email_skips_the_operators_message(store: InMemoryStore, deps: Deps) -> None:
+    store.add_resource(court(1, venue=replace(VENUE, operator_email="")))
+    anna = user_actor(deps)
+    view = book(deps, anna, at(2, 10))
+    pay(deps, view, anna)
+    mailer = FakeMailer()
+    assert _dispatch(deps, mailer) == (1, 1, 0, 0)
+    assert [n.template for n, _ in mailer.sent] == [MailTemplate.BOOKING_PAID_USER]
+    skipped = next(e for e in list_outbox(deps) if e.template == "booking_paid_operator")
+    assert skipped.status is OutboxStatus.SENT
+    assert skipped.last_error == "skipped: the venue has no operator_email"
+
+
+@pytest.mark.parametrize(
+    ("kind", "payload", "error"),
+    [
+        ("email", {"template": "nonsense", "booking_id": "b"}, "unknown email template 'nonsense'"),
+        ("email", {"template": "booking_paid_user", "booking_id": "gone"}, "booking 'gone' not found"),
+        ("booking_paid", {"booking_id": "b"}, "unknown message kind 'booking_paid'"),
+    ],
+)
+def test_a_message_that_cannot_be_built_fails_at_once(
+    deps: Deps, kind: str, payload: dict[str, str], error: str
+) -> None:
+    with deps.uow() as uow:
+        uow.outbox.add(OutboxMessage(id="m-1", kind=kind, payload=payload, created_at=NOW))
+        uow.commit()
+    assert _dispatch(deps, FakeMailer()) == (0, 0, 0, 1)
+    assert [e.last_error for e in list_outbox(deps, OutboxStatus.FAILED)] == [error]
+
+
+def test_a_claimed_message_is_not_claimed_again_until_its_lease_runs_out(
+    deps: Deps, clock: FixedClock, paid: str
+) -> None:
+    lease = RetryPolicy().lease
+    with deps.uow() as uow:
+        assert len(uow.outbox_queue.claim_due(NOW, lease=lease, limit=10)) == 2
+        uow.commit()
+    mailer = FakeMailer()
+    assert _dispatch(deps, mailer) == (0, 0, 0, 0)  # another worker holds them
+    clock.advance(lease)
+    assert _dispatch(deps, mailer) == (2, 0, 0, 0)  # that worker died: they are taken over
+
+
+# --------------------------------------------------------------------------- the retry policy
+
+policies = st.builds(
+    RetryPolicy,
+    max_attempts=st.integers(1, 50),
+    base=st.timedeltas(timedelta(seconds=1), timedelta(hours=1)),
+    cap=st.timedeltas(timedelta(hours=1), timedelta(days=2)),
+)
+
+
+@given(policies, st.integers(1, 200), st.floats(0, 1))
+def test_a_wait_lies_between_half_and_all_of_its_ceiling(
+    policy: RetryPolicy, attempts: int, jitter: float
+) -> None:
+    ceiling = min(policy.cap, policy.base * 2 ** min(attempts - 1, 32))
+    assert ceiling / 2 <= policy.delay(attempts, jitter) <= ceiling
+
+
+@given(policies, st.integers(1, 200), st.floats(0, 1), st.floats(0, 1))
+def test_the_fixed_half_of_the_wait_never_shrinks(
+    policy: RetryPolicy, attempts: int, jitter: float, other: float
+) -> None:
+    # the shortest wait after a later attempt is at least the shortest after an earlier one
+    assert policy.delay(attempts + 1, 0) >= policy.delay(attempts, 0)
+    assert policy.delay(attempts, min(jitter, other)) <= policy.delay(attempts, max(jitter, other))
+
+
+@given(policies, st.integers(0, 60))
+def test_giving_up_happens_at_the_bound(policy: RetryPolicy, attempts: int) -> None:
+    assert policy.gives_up(attempts) == (attempts >= policy.max_attempts)
