@@ -12,10 +12,12 @@ from booking_core.availability import (
     AvailableRange,
     BookedSlot,
     RawAvailability,
+    availability_span,
     available_ranges,
     available_ranges_until,
     raw_availability,
 )
+from booking_core.bookable import BookingRules, gap_violation, longest_bookings
 from booking_core.booking import BLOCKING_STATUSES, Booking, BookingStatus, CancellationReason
 from booking_core.catalog import (
     ActivityType,
@@ -51,7 +53,6 @@ from booking_core.payout import HeldBack, PayoutBatch, PayoutPlan, PayoutStatus,
 from booking_core.pricing import Quote, demand_level, dynamic_price, quote
 from booking_core.rules import (
     booking_span,
-    gap_violation,
     validate_against_bookings,
     validate_booking,
     validate_request,
@@ -68,6 +69,7 @@ __all__ = [
     "BadRequest",
     "BookedSlot",
     "Booking",
+    "BookingRules",
     "BookingStatus",
     "CancellationReason",
     "Client",
@@ -100,6 +102,7 @@ __all__ = [
     "ValidationFailed",
     "Venue",
     "Window",
+    "availability_span",
     "available_ranges",
     "available_ranges_until",
     "booking_span",
@@ -110,6 +113,7 @@ __all__ = [
     "expand_windows",
     "gap_violation",
     "intersect",
+    "longest_bookings",
     "merge",
     "monthly_totals",
     "parse_bic",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, time
 from decimal import Decimal
 from functools import cached_property
@@ -33,14 +33,18 @@ class ScheduleType(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TimeSlot:
-    """A part of a day with one price. ``end_time`` of 00:00 means the end of the day."""
+    """A part of a day with one price. ``end_time`` of 00:00 means the end of the day.
+
+    ``pricing_unit`` and ``slot_duration_minutes`` left as None take the resource's ``price_unit``
+    and ``booking_interval_minutes``: a :class:`Resource` fills them in, as the catalog file does.
+    """
 
     id: int | None = None
     start_time: time
     end_time: time
     price_per_unit: Decimal
-    pricing_unit: PriceUnit = PriceUnit.HOUR
-    slot_duration_minutes: int = 60
+    pricing_unit: PriceUnit | None = None
+    slot_duration_minutes: int | None = None
     capacity_override: int | None = None
     label: str = ""
     is_bookable: bool = True
@@ -184,6 +188,21 @@ class Resource:
     created_at: datetime | None = None
     updated_at: datetime | None = None
 
+    def __post_init__(self) -> None:
+        if any(_lacks_defaults(t) for s in self.schedules for t in s.time_slots):
+            object.__setattr__(self, "schedules", tuple(self._with_defaults(s) for s in self.schedules))
+
+    def _with_defaults(self, schedule: Schedule) -> Schedule:
+        slots = tuple(
+            replace(
+                t,
+                pricing_unit=t.pricing_unit or self.price_unit,
+                slot_duration_minutes=t.slot_duration_minutes or self.booking_interval_minutes,
+            )
+            for t in schedule.time_slots
+        )
+        return replace(schedule, time_slots=slots)
+
     @cached_property
     def tz(self) -> ZoneInfo:
         """The venue's timezone, where schedules and alignment are read."""
@@ -193,3 +212,7 @@ class Resource:
     def is_available(self) -> bool:
         """True when the resource can be browsed and booked."""
         return self.is_active and self.is_bookable and self.venue.is_active
+
+
+def _lacks_defaults(slot: TimeSlot) -> bool:
+    return slot.pricing_unit is None or slot.slot_duration_minutes is None

@@ -15,9 +15,13 @@ first instant at which the venue's clock shows this time or later":
 from __future__ import annotations
 
 import datetime as dt
+from bisect import bisect_left, bisect_right
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 _DAY_MINUTES = 24 * 60
+_DAY = dt.timedelta(days=1)
+_MIDNIGHT = dt.time(0)
 
 
 def local_instant(day: dt.date, wall: dt.time, tz: ZoneInfo) -> dt.datetime:
@@ -66,9 +70,50 @@ def next_aligned(instant: dt.datetime, tz: ZoneInfo, interval_minutes: int) -> d
     if local.second or local.microsecond:
         current += dt.timedelta(seconds=60 - local.second, microseconds=-local.microsecond)
     while True:
-        minutes, _ = local_minutes(current, tz)
+        local = current.astimezone(tz)
+        minutes = local.hour * 60 + local.minute
         remainder = minutes % interval_minutes
         if remainder == 0:
             return current
         # never step past local midnight, which is always aligned
-        current += dt.timedelta(minutes=min(interval_minutes - remainder, _DAY_MINUTES - minutes))
+        step = dt.timedelta(minutes=min(interval_minutes - remainder, _DAY_MINUTES - minutes))
+        if (current + step).astimezone(tz).utcoffset() != local.utcoffset():
+            # the clock changes on the way and could jump over an aligned time: go minute by minute
+            step = dt.timedelta(minutes=1)
+        current += step
+
+
+def aligned_instants(
+    first: dt.datetime, last: dt.datetime, tz: ZoneInfo, interval_minutes: int
+) -> list[dt.datetime]:
+    """Every instant from ``first`` to ``last`` (both included) that :func:`is_aligned` accepts, in UTC.
+
+    These are all the starts and ends a booking may have in that time; on a day that falls back,
+    the repeated aligned times count twice, once on each side of the change.
+    """
+    found: list[dt.datetime] = []
+    day, end_day = first.astimezone(tz).date(), last.astimezone(tz).date()
+    while day <= end_day:
+        instants = _aligned_of_day(day, tz, interval_minutes)
+        found.extend(instants[bisect_left(instants, first) : bisect_right(instants, last)])
+        day += _DAY
+    return found
+
+
+@lru_cache(maxsize=4096)
+def _aligned_of_day(day: dt.date, tz: ZoneInfo, interval_minutes: int) -> tuple[dt.datetime, ...]:
+    # Memoized, like the windows of a day: availability asks for the same days again and again.
+    start = local_instant(day, _MIDNIGHT, tz)
+    end = local_instant(day + _DAY, _MIDNIGHT, tz)
+    step = dt.timedelta(minutes=interval_minutes)
+    count = -(-_DAY_MINUTES // interval_minutes)
+    last = start + (count - 1) * step
+    if end - start == _DAY and start.astimezone(tz).utcoffset() == last.astimezone(tz).utcoffset():
+        # no clock change this day: the wall clock runs with real time from midnight
+        return tuple(start + k * step for k in range(count))
+    instants = []
+    current = next_aligned(start, tz, interval_minutes)
+    while current < end:
+        instants.append(current)
+        current = next_aligned(current + dt.timedelta(minutes=1), tz, interval_minutes)
+    return tuple(instants)

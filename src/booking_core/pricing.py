@@ -131,7 +131,7 @@ def _sum_parts(
     flat_charged = False
     for window, part in parts:
         price = Fraction(dynamic_price(window.price_per_unit, demand, resource.dynamic_pricing))
-        unit = window.slot.pricing_unit
+        unit = window.pricing_unit
         if unit is PriceUnit.BOOKING:
             if not flat_charged:
                 total += price
@@ -167,6 +167,6 @@ def quote(resource: Resource, span: TimeRange, *, participants: int, demand: Dec
     first = parts[0][0]
     return Quote(
         price_per_unit=dynamic_price(first.price_per_unit, demand, resource.dynamic_pricing),
-        pricing_unit=first.slot.pricing_unit,
+        pricing_unit=first.pricing_unit,
         total=_round_half_up(_sum_parts(resource, parts, participants, demand), 2),
     )

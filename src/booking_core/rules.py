@@ -1,7 +1,7 @@
 """The booking rules, the gap rule among them, checked in a fixed order.
 
 1. the end lies after the start;
-2. the start is aligned to ``booking_interval_minutes`` on the venue's wall clock;
+2. the start, then the end, is aligned to ``booking_interval_minutes`` on the venue's wall clock;
 3. the start is in the future, at least ``min_advance_booking_minutes`` and at most
    ``max_advance_booking_days`` ahead;
 4. the duration lies between the minimum and the maximum booking;
@@ -11,7 +11,9 @@
 8. gap rule (when ``prevent_unbookable_gaps``): in the free block that holds the booking, the time left
    before and after it is either none or at least the minimum booking.
 
-Whether the resource exists and is bookable at all is the use case's concern.
+Rules 2, 3, 4 and 8 are questions of :class:`booking_core.bookable.BookingRules`, which availability
+asks too; it meets 6 and 7 by looking only inside free blocks. Whether the resource exists and is
+bookable at all is the use case's concern.
 """
 
 from __future__ import annotations
@@ -19,13 +21,11 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
+from booking_core.bookable import BookingRules
 from booking_core.catalog import Resource
 from booking_core.errors import SlotUnavailable, ValidationFailed
-from booking_core.localtime import is_aligned
 from booking_core.schedule import Window, blocked_time, expand_windows
 from booking_core.timerange import TimeRange, merge, subtract
-
-_MINUTE = dt.timedelta(minutes=1)
 
 
 def booking_span(start: dt.datetime, end: dt.datetime) -> TimeRange:
@@ -43,47 +43,9 @@ def booking_span(start: dt.datetime, end: dt.datetime) -> TimeRange:
     return TimeRange(start, end)
 
 
-def gap_violation(free_block: TimeRange, span: TimeRange, min_minutes: int) -> int | None:
-    """The first gap (in whole minutes) the booking leaves in its free block that is too short to book.
-
-    Args:
-        free_block: The free time that contains ``span``.
-        span: The booking.
-        min_minutes: The minimum booking duration.
-
-    Returns:
-        None when the time before and after ``span`` is each either nothing or at least ``min_minutes``.
-    """
-    shortest = dt.timedelta(minutes=min_minutes)
-    for gap in (span.start - free_block.start, free_block.end - span.end):
-        if dt.timedelta(0) < gap < shortest:
-            return max(1, gap // _MINUTE)
-    return None
-
-
-def _check_lead_time(resource: Resource, start: dt.datetime, now: dt.datetime) -> None:
-    # Lead times count real minutes and 24-hour days from the instant, whatever timezone ``now`` is
-    # written in (aware arithmetic in a local zone would add wall-clock time across a DST change).
-    now = now.astimezone(dt.UTC)
-    if start <= now:
-        raise ValidationFailed("Start time must be in the future.", field="start_datetime")
-    minutes, days = resource.min_advance_booking_minutes, resource.max_advance_booking_days
-    if start < now + dt.timedelta(minutes=minutes):
-        raise ValidationFailed(
-            f"Bookings must be made at least {minutes} minutes in advance.", field="start_datetime"
-        )
-    if start > now + dt.timedelta(days=days):
-        raise ValidationFailed(
-            f"Bookings can be made at most {days} days in advance.", field="start_datetime"
-        )
-
-
-def _check_duration(resource: Resource, span: TimeRange) -> None:
-    shortest, longest = resource.min_booking_duration_minutes, resource.max_booking_duration_minutes
-    if span.duration < dt.timedelta(minutes=shortest):
-        raise ValidationFailed(f"Booking must last at least {shortest} minutes.")
-    if longest is not None and span.duration > dt.timedelta(minutes=longest):
-        raise ValidationFailed(f"Booking may last at most {longest} minutes.")
+def _refuse(refusal: ValidationFailed | None) -> None:
+    if refusal is not None:
+        raise refusal
 
 
 def _check_participants(resource: Resource, windows: list[Window], start: dt.datetime, count: int) -> None:
@@ -97,13 +59,14 @@ def _check_participants(resource: Resource, windows: list[Window], start: dt.dat
         raise ValidationFailed(f"At most {capacity} participants are allowed.", field="participant_count")
 
 
-def _windows_around(resource: Resource, span: TimeRange) -> list[Window]:
-    """Windows of the local dates around the booking: wide enough that a free block cut off at the
-    edge still leaves at least the minimum booking, so the gap rule never sees a false gap there."""
+def _windows_around(resource: Resource, rules: BookingRules, span: TimeRange) -> list[Window]:
+    """Windows of the local dates within a minimum booking of the booking: where a free block is cut
+    off at their edge, the gap left there is long enough, so the gap rule never sees a false one."""
     tz = resource.tz
-    pad = dt.timedelta(days=1 + resource.min_booking_duration_minutes // (24 * 60))
     return expand_windows(
-        resource, span.start.astimezone(tz).date() - pad, span.end.astimezone(tz).date() + pad
+        resource,
+        (span.start - rules.shortest).astimezone(tz).date(),
+        (span.end + rules.shortest).astimezone(tz).date(),
     )
 
 
@@ -143,12 +106,11 @@ def validate_request(
     """
     if span.is_empty:
         raise ValidationFailed("End time must be after start time.", field="end_datetime")
-    interval = resource.booking_interval_minutes
-    if not is_aligned(span.start, resource.tz, interval):
-        raise ValidationFailed(f"Start time must align to the booking interval of {interval} minutes.")
-    _check_lead_time(resource, span.start, now)
-    _check_duration(resource, span)
-    windows = _windows_around(resource, span)
+    rules = BookingRules.of(resource)
+    _refuse(rules.alignment_refusal(span))
+    _refuse(rules.lead_refusal(span.start, now))
+    _refuse(rules.duration_refusal(span))
+    windows = _windows_around(resource, rules, span)
     _check_participants(resource, windows, span.start, participant_count)
 
     opening = next((block for block in merge(w.range for w in windows) if block.contains(span)), None)
@@ -167,12 +129,5 @@ def validate_against_bookings(
     blocked = [r for r in blocked_time(resource, blocking, opening) if not r.is_empty]
     if any(r.overlaps(span) for r in blocked):
         raise SlotUnavailable()
-
-    if resource.prevent_unbookable_gaps:
-        shortest = resource.min_booking_duration_minutes
-        for free in subtract([opening], blocked):
-            gap = gap_violation(free, span, shortest) if free.contains(span) else None
-            if gap is not None:
-                raise ValidationFailed(
-                    f"This booking would leave a {gap}-minute gap; the minimum booking is {shortest} minutes."
-                )
+    free = next(block for block in subtract([opening], blocked) if block.contains(span))
+    _refuse(BookingRules.of(resource).gap_refusal(free, span))

@@ -15,7 +15,7 @@ from functools import lru_cache
 from operator import attrgetter
 from zoneinfo import ZoneInfo
 
-from booking_core.catalog import Resource, Schedule, TimeSlot
+from booking_core.catalog import PriceUnit, Resource, Schedule, TimeSlot
 from booking_core.localtime import local_instant
 from booking_core.timerange import TimeRange
 
@@ -36,6 +36,8 @@ class Window:
     end_time: dt.time
     range: TimeRange
     slot: TimeSlot
+    #: the time slot's pricing unit, or the resource's when the slot has none of its own
+    pricing_unit: PriceUnit
 
     @property
     def price_per_unit(self) -> Decimal:
@@ -64,7 +66,7 @@ def schedule_for_date(resource: Resource, day: dt.date) -> Schedule | None:
 
 
 @lru_cache(maxsize=4096)
-def _windows_of_day(day: dt.date, schedule: Schedule, tz: ZoneInfo) -> tuple[Window, ...]:
+def _windows_of_day(day: dt.date, schedule: Schedule, tz: ZoneInfo, unit: PriceUnit) -> tuple[Window, ...]:
     # Memoized: a pure function of immutable values, and every booking and cold availability
     # request expands the same few days again.
     windows: list[Window] = []
@@ -89,6 +91,7 @@ def _windows_of_day(day: dt.date, schedule: Schedule, tz: ZoneInfo) -> tuple[Win
                 end_time=end.astimezone(tz).time(),
                 range=TimeRange(start, end),
                 slot=slot,
+                pricing_unit=slot.pricing_unit or unit,
             )
         )
         previous_end = end
@@ -110,7 +113,7 @@ def expand_windows(resource: Resource, start_date: dt.date, end_date: dt.date) -
     while day <= end_date:
         schedule = schedule_for_date(resource, day)
         if schedule is not None:
-            windows.extend(_windows_of_day(day, schedule, tz))
+            windows.extend(_windows_of_day(day, schedule, tz, resource.price_unit))
         day += dt.timedelta(days=1)
     windows.sort(key=lambda w: w.range.start)
     return windows

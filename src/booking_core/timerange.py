@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from operator import attrgetter
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -19,14 +20,13 @@ class TimeRange:
     end: datetime
 
     def __post_init__(self) -> None:
-        if self.start.utcoffset() is None or self.end.utcoffset() is None:
-            raise ValueError("TimeRange needs timezone-aware datetimes")
         # Datetimes sharing one tzinfo compare and subtract by wall clock (PEP 495), which is wrong
         # across a DST change (01:00-04:00 Europe/Berlin on 2026-03-29 would last 3 h); UTC is exact.
+        # (Ranges are made in hot loops, mostly of instants in UTC already: those pass at once.)
         if self.start.tzinfo is not UTC:
-            object.__setattr__(self, "start", self.start.astimezone(UTC))
+            object.__setattr__(self, "start", _in_utc(self.start))
         if self.end.tzinfo is not UTC:
-            object.__setattr__(self, "end", self.end.astimezone(UTC))
+            object.__setattr__(self, "end", _in_utc(self.end))
         if self.end < self.start:
             raise ValueError("TimeRange end lies before its start")
 
@@ -59,15 +59,30 @@ class TimeRange:
         return TimeRange(start, end) if start < end else None
 
 
+#: the order of ranges (as ``order=True`` compares them), as a key that sorts without calling Python
+_BY_START = attrgetter("start", "end")
+
+
+def _in_utc(instant: datetime) -> datetime:
+    if instant.utcoffset() is None:
+        raise ValueError("TimeRange needs timezone-aware datetimes")
+    return instant.astimezone(UTC)
+
+
 def merge(ranges: Iterable[TimeRange]) -> list[TimeRange]:
     """Union of ``ranges``: overlapping and touching ranges become one; empty ones vanish."""
     merged: list[TimeRange] = []
-    for current in sorted(r for r in ranges if not r.is_empty):
-        if merged and current.start <= merged[-1].end:
-            if current.end > merged[-1].end:
-                merged[-1] = TimeRange(merged[-1].start, current.end)
-        else:
-            merged.append(current)
+    block: TimeRange | None = None
+    end = datetime.min  # of ``block``, which grows until a range begins after it
+    for current in sorted((r for r in ranges if r.start < r.end), key=_BY_START):
+        if block is not None and current.start <= end:
+            end = max(end, current.end)
+            continue
+        if block is not None:
+            merged.append(block if block.end == end else TimeRange(block.start, end))
+        block, end = current, current.end
+    if block is not None:
+        merged.append(block if block.end == end else TimeRange(block.start, end))
     return merged
 
 

@@ -126,13 +126,13 @@ def test_free_ranges_follow_a_booking_made_elsewhere(two: tuple[Api, Api]) -> No
 
 def test_free_ranges_move_with_the_clock(two: tuple[Api, Api]) -> None:
     reader, _writer = two
-    assert free(reader)[0] == ("08:00:00", "17:00:00")  # 08:00 now: the whole window is ahead
-    reader.clock.advance(minutes=1)
-    assert free(reader)[0] == ("08:30:00", "17:00:00")  # the next aligned start
-    reader.clock.advance(minutes=28, seconds=59)
-    assert free(reader)[0] == ("08:30:00", "17:00:00")
-    reader.clock.advance(seconds=2)
+    # 08:00 now, a start no longer in the future; from 08:30 the gap rule would leave 30 minutes
+    # before it in the free block that opens at 08:00
     assert free(reader)[0] == ("09:00:00", "17:00:00")
+    reader.clock.advance(minutes=59, seconds=59)
+    assert free(reader)[0] == ("09:00:00", "17:00:00")
+    reader.clock.advance(seconds=1)
+    assert free(reader)[0] == ("09:30:00", "17:00:00")  # 09:00 is now
 
 
 def test_free_ranges_priced_by_demand_are_not_kept(two: tuple[Api, Api]) -> None:

@@ -119,6 +119,30 @@ def test_quote_per_booking_is_flat_and_charged_once() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("unit", "total"),
+    [(PriceUnit.HOUR, "50.00"), (PriceUnit.BOOKING, "25.00"), (PriceUnit.PERSON_HOUR, "150.00")],
+)
+def test_a_slot_without_a_unit_of_its_own_is_charged_in_the_resources(unit: PriceUnit, total: str) -> None:
+    court = resource(*weekly(slot("08:00", "22:00", price="25.00")), price_unit=unit)
+
+    price = quote(court, span(MONDAY, "10:00", "12:00"), participants=3, demand=ZERO)
+
+    assert (price.pricing_unit, price.total) == (unit, Decimal(total))
+    # the slots of the resource say so themselves, as those loaded from a catalog file do
+    own = court.schedules[0].time_slots[0]
+    assert (own.pricing_unit, own.slot_duration_minutes) == (unit, court.booking_interval_minutes)
+
+
+def test_a_slot_keeps_a_unit_of_its_own() -> None:
+    court = resource(
+        *weekly(slot("08:00", "22:00", price="25.00", pricing_unit=PriceUnit.HOUR)),
+        price_unit=PriceUnit.BOOKING,
+    )
+
+    assert quote(court, span(MONDAY, "10:00", "12:00"), participants=1, demand=ZERO).total == Decimal("50.00")
+
+
 def test_quote_applies_dynamic_pricing_and_rounds_half_up() -> None:
     dynamic = resource(*weekly(slot("08:00", "22:00")), dynamic_pricing=ON)
     cheap = resource(*weekly(slot("08:00", "22:00", price="0.25")))

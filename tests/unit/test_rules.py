@@ -9,9 +9,10 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from booking_core.bookable import gap_violation
 from booking_core.catalog import Resource
 from booking_core.errors import SlotUnavailable, ValidationFailed
-from booking_core.rules import booking_span, gap_violation, validate_booking
+from booking_core.rules import booking_span, validate_booking
 from booking_core.schedule import expand_windows
 from booking_core.timerange import TimeRange, subtract
 from booking_core.usecases.bookings import checked_span

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import datetime as dt
+from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from booking_core.catalog import Schedule
-from booking_core.localtime import is_aligned, local_instant, next_aligned
+from booking_core.localtime import aligned_instants, is_aligned, local_instant, next_aligned
 from booking_core.schedule import expand_windows, schedule_for_date
 from tests.unit.builders import BERLIN, NEW_YORK, at, on, resource, slot, utc, weekly
 
 MONDAY = dt.date(2026, 6, 1)
 BERLIN_SPRING, BERLIN_AUTUMN = dt.date(2026, 3, 29), dt.date(2026, 10, 25)
 NY_SPRING, NY_AUTUMN = dt.date(2026, 3, 8), dt.date(2026, 11, 1)
+LORD_HOWE = "Australia/Lord_Howe"
 
 
 def hours(day: dt.date, *slots_: tuple[str, str], tz: str = BERLIN) -> list[float]:
@@ -113,7 +115,9 @@ def test_highest_priority_wins_then_lowest_id() -> None:
     high = Schedule(id=2, day_of_week=1, priority=3, time_slots=(slot("12:00", "14:00"),))
     tie = Schedule(id=3, day_of_week=1, priority=3, time_slots=(slot("16:00", "18:00"),))
 
-    assert schedule_for_date(resource(tie, low, high), MONDAY) is high
+    found = schedule_for_date(resource(tie, low, high), MONDAY)
+    assert found is not None
+    assert found.id == high.id
     assert schedule_for_date(resource(low), MONDAY + dt.timedelta(days=1)) is None
 
 
@@ -178,3 +182,43 @@ def test_next_aligned_is_the_first_aligned_minute(instant: dt.datetime, interval
     while minute < found:
         assert not is_aligned(minute, zone, interval)
         minute += dt.timedelta(minutes=1)
+
+
+CLOCK_CHANGES = [
+    (BERLIN, dt.date(2026, 3, 29)),
+    (BERLIN, dt.date(2026, 10, 25)),
+    (NEW_YORK, dt.date(2026, 3, 8)),
+    (NEW_YORK, dt.date(2026, 11, 1)),
+    (LORD_HOWE, dt.date(2026, 4, 5)),
+    (LORD_HOWE, dt.date(2026, 10, 4)),
+]
+
+
+@given(
+    change=st.sampled_from(CLOCK_CHANGES),
+    interval=st.sampled_from([15, 30, 45, 50, 60, 7, 90, 1440]),
+    first=st.integers(-24 * 60, 48 * 60),
+    length=st.integers(0, 36 * 60),
+    seconds=st.sampled_from([0, 0, 30]),
+)
+def test_aligned_instants_are_every_aligned_minute_across_a_clock_change(
+    change: tuple[str, dt.date], interval: int, first: int, length: int, seconds: int
+) -> None:
+    tz, day = ZoneInfo(change[0]), change[1]
+    start = dt.datetime.combine(day, dt.time(0), tz).astimezone(dt.UTC) + dt.timedelta(
+        minutes=first, seconds=seconds
+    )
+    end = start + dt.timedelta(minutes=length)
+
+    found = aligned_instants(start, end, tz, interval)
+
+    minute = start + dt.timedelta(seconds=(60 - seconds) % 60)
+    expected = []
+    while minute <= end:
+        if is_aligned(minute, tz, interval):
+            expected.append(minute)
+        minute += dt.timedelta(minutes=1)
+    assert found == expected
+    assert all(next_aligned(a + dt.timedelta(seconds=1), tz, interval) == b for a, b in pairwise(found))
+    if found:
+        assert next_aligned(start, tz, interval) == found[0]

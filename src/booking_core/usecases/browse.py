@@ -12,6 +12,7 @@ from booking_core.availability import (
     AvailableRange,
     BookedSlot,
     RawAvailability,
+    availability_span,
     available_ranges_until,
     raw_availability,
 )
@@ -139,7 +140,9 @@ def render_availability(
     """``render`` applied to the free ranges, remembered in ``deps.views`` while it stays exact.
 
     Reused while the resource's data version is unchanged, no pending hold in the span has lapsed
-    and the lead-time limits have not moved (:func:`available_ranges_until`). Ranges priced by
+    and the lead-time limits have not moved on to another start (:func:`available_ranges_until`).
+    The bookings read are those of :func:`availability_span`, which reaches beyond the dates as far
+    as a booking into them or the gap rule can. Ranges priced by
     demand, which moves with every minute, are computed afresh each time. A client's external id
     is looked up on every call, so a changed mapping is never served from the cache.
     """
@@ -152,15 +155,15 @@ def render_availability(
         if version is not None and (hit := deps.views.get(key, version, now)) is not None:
             return cast(T, hit)
         resource = load_available(uow, rid)
-        blocked = uow.bookings.blocked_slots(resource.id, local_span(resource, first, last), now)
+        blocked = uow.bookings.blocked_slots(resource.id, availability_span(resource, first, last, now), now)
         demand = current_demand(uow, resource, now) if resource.dynamic_pricing.enabled else Decimal(0)
     ranges, until = available_ranges_until(
         resource, first, last, blocking=[b.span for b in blocked], now=now, demand=demand
     )
     rendered = render(AvailabilityView(resource=resource, start_date=first, end_date=last, ranges=ranges))
     if version is not None and not resource.dynamic_pricing.enabled:
-        lapse = _next_lapse(blocked, now)
-        deps.views.put(key, version, min(until, lapse) if lapse else until, rendered)
+        moments = [t for t in (until, _next_lapse(blocked, now)) if t is not None]
+        deps.views.put(key, version, min(moments, default=None), rendered)
     return rendered
 
 

@@ -6,8 +6,8 @@
   page's end. A new booking enters as many indexes as before.
 * ``(client_id, created_at, id)`` on each mapping table: the client's mapping lists.
 
-Revision ID: 0007
-Revises: 0006
+Revision ID: 0008
+Revises: 0007
 Create Date: 2026-11-23
 """
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0007"
-down_revision = "0006"
+revision = "0008"
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,176 @@
+"""The free ranges: the time of the bookings the rules accept, cut to the dates and split by price.
+
+The free ranges are the time covered by the bookings the rules accept: the longest booking from
+every start they accept (:func:`booking_core.bookable.longest_bookings`, the model the validator
+asks too), joined, cut to the queried dates and split where the date, price, pricing unit or label
+changes. After sorting, linear in windows, blocking ranges and the aligned instants of free time.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from booking_core.availability._reach import availability_span, local_days
+from booking_core.bookable import BookingRules, longest_bookings
+from booking_core.catalog import Resource
+from booking_core.localtime import next_aligned
+from booking_core.pricing import dynamic_price, slot_prices
+from booking_core.schedule import Window, blocked_time, expand_windows
+from booking_core.timerange import TimeRange, intersect, subtract
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AvailableRange:
+    """A continuous free block on one local date with one price and label."""
+
+    date: dt.date
+    start_time: dt.time
+    end_time: dt.time
+    price_per_hour: Decimal
+    currency: str
+    label: str
+    slot_prices: dict[str, Decimal] | None
+    range: TimeRange
+
+
+def _split_by_window(
+    windows: list[Window], blocks: Iterable[TimeRange]
+) -> Iterator[tuple[Window, TimeRange]]:
+    """Each block cut at window boundaries, paired with its window (both inputs sorted and disjoint)."""
+    i = 0
+    for block in blocks:
+        while i < len(windows) and windows[i].range.end <= block.start:
+            i += 1
+        k = i
+        while k < len(windows) and windows[k].range.start < block.end:
+            part = windows[k].range.intersection(block)
+            if part is not None:
+                yield windows[k], part
+            k += 1
+
+
+def _traits(window: Window) -> tuple[object, ...]:
+    return window.date, window.price_per_unit, window.pricing_unit, window.label
+
+
+def _join_alike(pieces: Iterator[tuple[Window, TimeRange]]) -> Iterator[tuple[Window, TimeRange]]:
+    """Touching pieces on one date with the same price, unit and label, joined."""
+    current: tuple[Window, TimeRange] | None = None
+    for window, part in pieces:
+        if current is not None:
+            first, joined = current
+            if _traits(first) == _traits(window) and joined.end == part.start:
+                current = (first, TimeRange(joined.start, part.end))
+                continue
+            yield current
+        current = (window, part)
+    if current is not None:
+        yield current
+
+
+def available_ranges(
+    resource: Resource,
+    start_date: dt.date,
+    end_date: dt.date,
+    *,
+    blocking: Sequence[TimeRange],
+    now: dt.datetime,
+    demand: Decimal,
+) -> list[AvailableRange]:
+    """The free, bookable ranges of ``resource`` on the local dates ``start_date`` to ``end_date``.
+
+    Every range can be booked from its start, unless it continues the range before it (split off at
+    midnight or where the price, pricing unit or label changes); every start the booking rules
+    accept at ``now`` lies in a range; every instant of a range lies in a booking they accept.
+
+    Args:
+        resource: The resource.
+        start_date: First local date.
+        end_date: Last local date, inclusive.
+        blocking: Ranges of bookings that block time, at least those overlapping
+            :func:`availability_span` (which reaches beyond the dates).
+        now: The current instant.
+        demand: The demand level for dynamic pricing (see :func:`booking_core.pricing.demand_level`).
+
+    Returns:
+        Ranges sorted by start.
+    """
+    ranges, _until = available_ranges_until(
+        resource, start_date, end_date, blocking=blocking, now=now, demand=demand
+    )
+    return ranges
+
+
+def available_ranges_until(
+    resource: Resource,
+    start_date: dt.date,
+    end_date: dt.date,
+    *,
+    blocking: Sequence[TimeRange],
+    now: dt.datetime,
+    demand: Decimal,
+) -> tuple[list[AvailableRange], dt.datetime | None]:
+    """:func:`available_ranges`, and an instant before which time alone cannot change them.
+
+    For every ``t`` from ``now`` up to (not including) the instant, ``available_ranges`` with
+    ``now=t`` and the same ``blocking`` and ``demand`` gives the same list; None when no such
+    instant is in sight. Time changes what the rules accept in two ways only: the lead-time cut
+    passes the first start accepted, or the advance limit reaches a start beyond it. (Demand, which
+    moves with time, is the caller's to hold fixed.)
+    """
+    if end_date < start_date:
+        return [], None
+    rules, now = BookingRules.of(resource), now.astimezone(dt.UTC)
+    windows, free = _free_blocks(resource, availability_span(resource, start_date, end_date, now), blocking)
+    bookings = [booking for block in free for booking in longest_bookings(rules, block, now)]
+    offered = intersect(bookings, [local_days(resource, start_date, end_date)])
+    on_dates = [w for w in windows if start_date <= w.date <= end_date]
+    return _ranges(resource, on_dates, offered, demand=demand), _unchanged_until(rules, free, bookings, now)
+
+
+def _free_blocks(
+    resource: Resource, span: TimeRange, blocking: Sequence[TimeRange]
+) -> tuple[list[Window], list[TimeRange]]:
+    """The windows of the local dates ``span`` touches, and their time within ``span`` merged, minus
+    blocking time and unavailable periods."""
+    tz = resource.tz
+    windows = expand_windows(resource, span.start.astimezone(tz).date(), span.end.astimezone(tz).date())
+    opening = intersect((w.range for w in windows), [span])
+    return windows, subtract(opening, blocked_time(resource, blocking, span))
+
+
+def _unchanged_until(
+    rules: BookingRules, free: list[TimeRange], bookings: list[TimeRange], now: dt.datetime
+) -> dt.datetime | None:
+    """When the lead-time cut reaches the first start accepted, or the advance limit the next start
+    beyond it in a free block; whichever comes first (None: neither)."""
+    moments = []
+    if bookings:  # sorted by start
+        moments.append(bookings[0].start - rules.lead)
+    latest = rules.latest(now)
+    if any(block.end > latest for block in free):
+        beyond = next_aligned(latest + dt.timedelta(microseconds=1), rules.tz, rules.interval_minutes)
+        moments.append(beyond - rules.ahead)
+    return min(moments, default=None)
+
+
+def _ranges(
+    resource: Resource, windows: list[Window], offered: list[TimeRange], *, demand: Decimal
+) -> list[AvailableRange]:
+    tz, pricing = resource.tz, resource.dynamic_pricing
+    return [
+        AvailableRange(
+            date=window.date,
+            start_time=part.start.astimezone(tz).time(),
+            end_time=part.end.astimezone(tz).time(),
+            price_per_hour=dynamic_price(window.price_per_unit, demand, pricing),
+            currency=resource.currency,
+            label=window.label,
+            slot_prices=slot_prices(resource, part, base=window.price_per_unit, demand=demand),
+            range=part,
+        )
+        for window, part in _join_alike(_split_by_window(windows, offered))
+    ]
