@@ -1,7 +1,7 @@
-"""The booking aggregate and its state machine.
+"""The booking aggregate.
 
-Transitions are methods that return a new ``Booking``; an illegal one raises
-:class:`~booking_core.errors.InvalidTransition` naming the current status.
+Its methods say what a transition changes and return a new ``Booking``; which transition may happen
+in which state is decided in one place, the table of :mod:`booking_core.lifecycle`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from booking_core.catalog import PriceUnit
-from booking_core.errors import InvalidTransition
 from booking_core.timerange import TimeRange
 
 
@@ -40,15 +39,8 @@ class CancellationReason(enum.StrEnum):
 #: Statuses whose time is blocked for others (pending only while its hold lasts).
 BLOCKING_STATUSES = frozenset({BookingStatus.PENDING, BookingStatus.CONFIRMED, BookingStatus.PAID})
 
-_ALLOWED: dict[str, frozenset[BookingStatus]] = {
-    "pay": frozenset({BookingStatus.PENDING}),
-    "confirm": frozenset({BookingStatus.PENDING}),
-    "cancel": frozenset({BookingStatus.PENDING, BookingStatus.CONFIRMED, BookingStatus.PAID}),
-    "expire": frozenset({BookingStatus.PENDING}),
-    "complete": frozenset({BookingStatus.PAID, BookingStatus.CONFIRMED}),
-    "no_show": frozenset({BookingStatus.PAID, BookingStatus.CONFIRMED}),
-    "refund": frozenset({BookingStatus.CANCELLED, BookingStatus.PAID}),
-}
+#: Statuses a caller may still cancel from (before the deadline, and for ``pending`` while its hold lasts).
+CANCELLABLE_STATUSES = frozenset({BookingStatus.PENDING, BookingStatus.CONFIRMED, BookingStatus.PAID})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -111,57 +103,41 @@ class Booking:
 
     def can_cancel(self, now: datetime, deadline_hours: int = 0) -> bool:
         """True when the owner may still cancel: live, not started, outside the deadline."""
-        if self.status not in _ALLOWED["cancel"]:
+        if self.status not in CANCELLABLE_STATUSES or self.hold_expired(now):
             return False
-        return now < self.start - timedelta(hours=deadline_hours)
+        return now < self.cancellation_deadline(deadline_hours)
 
-    def _check(self, action: str) -> None:
-        if self.status not in _ALLOWED[action]:
-            raise InvalidTransition(
-                f"Cannot {action.replace('_', '-')} a booking with status '{self.status}'."
-            )
+    def cancellation_deadline(self, deadline_hours: int = 0) -> datetime:
+        """The instant from which the owner can no longer cancel."""
+        return self.start - timedelta(hours=deadline_hours)
 
     def mark_paid(self, now: datetime) -> Booking:
-        """Payment received: ``pending`` -> ``paid``."""
-        self._check("pay")
-        return replace(self, status=BookingStatus.PAID, paid_at=now, hold_expires_at=None, updated_at=now)
-
-    def mark_paid_after_expiry(self, now: datetime) -> Booking:
-        """A payment arrived for a hold that lapsed meanwhile and whose time is still free."""
-        if (
-            self.status is not BookingStatus.CANCELLED
-            or self.cancellation_reason is not CancellationReason.EXPIRED
-        ):
-            raise InvalidTransition(f"Cannot pay a booking with status '{self.status}'.")
+        """Payment received: ``paid`` (from pending, confirmed, or a lapsed hold whose time is free)."""
         return replace(
             self,
             status=BookingStatus.PAID,
             paid_at=now,
+            hold_expires_at=None,
             cancelled_at=None,
             cancellation_reason=None,
-            hold_expires_at=None,
+            cancellation_notes="",
             updated_at=now,
         )
 
+    def keep_payment(self, now: datetime) -> Booking:
+        """A payment arrived for a booking that is over (completed, no-show): recorded, status kept."""
+        return replace(self, paid_at=now, updated_at=now)
+
     def confirm(self, now: datetime) -> Booking:
-        """Operator confirmation without payment: ``pending`` -> ``confirmed``."""
-        self._check("confirm")
+        """Operator confirmation without payment: ``confirmed``."""
         return replace(
             self, status=BookingStatus.CONFIRMED, confirmed_at=now, hold_expires_at=None, updated_at=now
         )
 
     def cancel(
-        self,
-        now: datetime,
-        reason: CancellationReason = CancellationReason.USER_REQUEST,
-        notes: str = "",
-        *,
-        deadline_hours: int = 0,
+        self, now: datetime, reason: CancellationReason = CancellationReason.USER_REQUEST, notes: str = ""
     ) -> Booking:
-        """Cancel a live booking that has not started and is outside the cancellation deadline."""
-        self._check("cancel")
-        if not self.can_cancel(now, deadline_hours):
-            raise InvalidTransition(f"This booking can no longer be cancelled (status '{self.status}').")
+        """Cancelled by its owner (or the operator): ``cancelled``."""
         return replace(
             self,
             status=BookingStatus.CANCELLED,
@@ -171,47 +147,40 @@ class Booking:
             updated_at=now,
         )
 
+    def withdraw(self, now: datetime, reason: CancellationReason, notes: str = "") -> Booking:
+        """The owner of a lapsed hold asked to cancel it: it stays cancelled, now for the owner's reason,
+        so that a payment still arriving is refunded instead of booking it."""
+        return replace(self, cancellation_reason=reason, cancellation_notes=notes, updated_at=now)
+
     def expire(self, now: datetime) -> Booking:
-        """The hold lapsed unpaid: ``pending`` -> ``cancelled`` with reason ``expired``."""
-        self._check("expire")
-        if not self.hold_expired(now):
-            raise InvalidTransition("The hold of this pending booking has not expired yet.")
-        # cancelled when the hold lapsed, whenever the sweep gets to it
+        """The hold lapsed unpaid: ``cancelled`` with reason ``expired``, as of the hold's end."""
         return replace(
             self,
             status=BookingStatus.CANCELLED,
             cancellation_reason=CancellationReason.EXPIRED,
-            cancelled_at=self.hold_expires_at,
+            cancelled_at=self.hold_expires_at or now,
             updated_at=now,
         )
 
+    def as_of(self, now: datetime) -> Booking:
+        """The booking as it stands at ``now``: a pending hold that lapsed reads as expired."""
+        return self.expire(now) if self.hold_expired(now) else self
+
     def complete(self, now: datetime) -> Booking:
-        """The booked time has passed: ``paid``/``confirmed`` -> ``completed``."""
-        self._check("complete")
-        if now < self.end:
-            raise InvalidTransition(f"Cannot complete a booking with status '{self.status}' before it ends.")
+        """The booked time has passed: ``completed``."""
         return replace(self, status=BookingStatus.COMPLETED, updated_at=now)
 
     def mark_no_show(self, now: datetime) -> Booking:
-        """The user did not come: ``paid``/``confirmed`` -> ``no_show``, only after the start."""
-        self._check("no_show")
-        if now < self.start:
-            raise InvalidTransition(
-                f"Cannot mark no-show on a booking with status '{self.status}' before it starts."
-            )
+        """The user did not come: ``no_show``."""
         return replace(self, status=BookingStatus.NO_SHOW, updated_at=now)
 
     def mark_refunded(self, now: datetime) -> Booking:
-        """The provider reported the refund of a paid booking that was cancelled."""
-        self._check("refund")
-        if self.paid_at is None:
-            raise InvalidTransition(
-                f"Cannot refund a booking with status '{self.status}' that was never paid."
-            )
+        """The provider reported the refund of the booking's payment: ``refunded``."""
         return replace(
             self,
             status=BookingStatus.REFUNDED,
             refunded_at=now,
+            hold_expires_at=None,
             cancelled_at=self.cancelled_at or now,
             updated_at=now,
         )

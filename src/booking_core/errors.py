@@ -86,3 +86,11 @@ class MailDeliveryFailed(DomainError):
     def __init__(self, message: str, *, permanent: bool = False) -> None:
         super().__init__(message)
         self.permanent = permanent
+
+
+class TransientConflict(StorageUnavailable):
+    """A concurrent transaction got in the way (deadlock, serialization failure, busy database).
+
+    Use cases decorated with :func:`booking_core.usecases.retry.retried` run again from the start;
+    only when every attempt met one does it reach the caller, as storage that is unavailable.
+    """

@@ -38,6 +38,12 @@ class PaymentStatus(enum.StrEnum):
     SUCCEEDED = "succeeded"
     REFUND_PENDING = "refund_pending"
     REFUNDED = "refunded"
+    #: The provider cancelled the intent before it was paid; a new one replaced it.
+    CANCELED = "canceled"
+
+
+#: Statuses of a payment whose money the provider has taken (and may be giving back).
+TAKEN_STATUSES = frozenset({PaymentStatus.SUCCEEDED, PaymentStatus.REFUND_PENDING, PaymentStatus.REFUNDED})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -61,6 +67,55 @@ class Payment:
     def is_open(self) -> bool:
         """True while the intent can still be paid."""
         return self.status in {PaymentStatus.REQUIRES_PAYMENT, PaymentStatus.FAILED}
+
+    @property
+    def taken(self) -> bool:
+        """True once the provider reported the money taken (whatever happened to it since)."""
+        return self.status in TAKEN_STATUSES
+
+    def matches(self, *, amount_minor: int | None, currency: str | None) -> bool:
+        """Whether a provider report of ``amount_minor`` in ``currency`` is about this payment's money."""
+        return (
+            amount_minor == to_minor_units(self.amount, self.currency)
+            and currency is not None
+            and currency.upper() == self.currency.upper()
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RefundRequest:
+    """The service's request to the provider to give one payment back: at most one per payment, ever.
+
+    It is stored in the transaction that decides the refund and sent after that commits; until the
+    provider accepts it (``accepted_at``) or reports the refund, the worker sends it again from
+    ``next_attempt_at`` on, with the same idempotency key.
+    """
+
+    payment_id: str
+    booking_id: str
+    payment_intent_id: str
+    idempotency_key: str
+    requested_at: datetime
+    next_attempt_at: datetime
+    attempts: int = 0
+    accepted_at: datetime | None = None
+    provider_refund_id: str | None = None
+    last_error: str = ""
+
+
+def intent_key(booking_id: str, attempt: int, now: datetime) -> str:
+    """Idempotency key of the ``attempt``-th intent of a booking (0 for the first).
+
+    Requests for one booking are serialized by its lock, so the key only has to make a retry after a
+    crash return the intent already opened. It moves on each minute so that a provider error, which
+    the provider remembers for the key, does not answer every retry of that booking.
+    """
+    return f"booking-{booking_id}-intent-{attempt}-{now.strftime('%Y%m%d%H%M')}"
+
+
+def refund_key(payment: Payment) -> str:
+    """Idempotency key of the one refund of a booking's payment."""
+    return f"booking-{payment.booking_id}-refund-{payment.payment_intent_id}"
 
 
 def to_minor_units(amount: Decimal, currency: str) -> int:

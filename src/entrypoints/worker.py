@@ -1,5 +1,5 @@
-"""The background worker, every few seconds: send the outbox's due email, expire lapsed holds and
-complete past bookings.
+"""The background worker, every few seconds: send the outbox's due email, expire lapsed holds,
+complete past bookings and send again the refund requests the provider has not accepted yet.
 
 ``booking worker`` runs :func:`run_forever` in the foreground; ``booking serve`` starts the same loop
 in a daemon thread of each server process (:func:`start_inprocess_worker`) unless
@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from booking_core.errors import DomainError
 from booking_core.usecases.operator import complete_past_bookings, expire_holds
 from booking_core.usecases.outbox import DispatchResult, dispatch_outbox
+from booking_core.usecases.refunds import retry_refunds
 from entrypoints.bootstrap import Services
 
 log = logging.getLogger("booking.worker")
@@ -30,14 +31,16 @@ class SweepResult:
     expired: int
     completed: int
     mail: DispatchResult = field(default_factory=DispatchResult)
+    refunds: int = 0
 
     def __str__(self) -> str:
-        return f"expired {self.expired} hold(s), completed {self.completed} booking(s); mail: {self.mail}"
+        bookings = f"expired {self.expired} hold(s), completed {self.completed} booking(s)"
+        return f"{bookings}, sent {self.refunds} refund request(s); mail: {self.mail}"
 
     @property
     def changed(self) -> bool:
         """Whether the pass did anything worth a log line."""
-        return bool(self.expired or self.completed or self.mail.total)
+        return bool(self.expired or self.completed or self.refunds or self.mail.total)
 
 
 def run_once(services: Services) -> SweepResult:
@@ -48,8 +51,12 @@ def run_once(services: Services) -> SweepResult:
     """
     expired = expire_holds(services.deps)
     completed = complete_past_bookings(services.deps)
+    refunds = retry_refunds(services.deps)
     return SweepResult(
-        expired=expired, completed=completed, mail=dispatch_outbox(services.deps, services.mailer)
+        expired=expired,
+        completed=completed,
+        mail=dispatch_outbox(services.deps, services.mailer),
+        refunds=refunds,
     )
 
 

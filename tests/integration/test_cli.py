@@ -375,7 +375,8 @@ def test_the_worker_expires_holds_and_completes_past_bookings(
 
     assert (status, out.strip()) == (
         0,
-        "expired 1 hold(s), completed 2 booking(s); mail: sent 0, skipped 0, to retry 0, failed 0 message(s)",
+        "expired 1 hold(s), completed 2 booking(s), sent 0 refund request(s); "
+        "mail: sent 0, skipped 0, to retry 0, failed 0 message(s)",
     )
     with engine.connect() as connection:
         rows = connection.execute(

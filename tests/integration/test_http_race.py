@@ -7,28 +7,21 @@ many concurrent requests for a slot wins, and the gap rule holds for neighbourin
 from __future__ import annotations
 
 import itertools
-import json
-import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime, timedelta
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
 
 from tests.support.postgres import require_postgres, temporary_database
+from tests.support.server import serving
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
 BERLIN = ZoneInfo("Europe/Berlin")
 TOKEN = "race-user-token"
-BOOKING = str(Path(sys.executable).with_name("booking"))
 
 
 def _catalog() -> dict[str, object]:
@@ -68,55 +61,14 @@ def _catalog() -> dict[str, object]:
     }
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
     require_postgres()
-    tmp = tmp_path_factory.mktemp("race")
-    with temporary_database() as url:
-        port = _free_port()
-        env = {
-            **os.environ,
-            "BOOKING_DATABASE_URL": url,
-            "BOOKING_PORT": str(port),
-            "BOOKING_WORKERS": "3",
-            "BOOKING_RATE_LIMIT_PER_MINUTE": "0",
-            "BOOKING_PENDING_HOLD_MINUTES": "600",
-            "BOOKING_MAIL_DIR": str(tmp / "mail"),
-        }
-        catalog = tmp / "race.json"
-        catalog.write_text(json.dumps(_catalog()))
-        subprocess.run([BOOKING, "db", "upgrade"], env=env, check=True, capture_output=True)
-        subprocess.run([BOOKING, "catalog", "load", str(catalog)], env=env, check=True, capture_output=True)
-        proc = subprocess.Popen(
-            [BOOKING, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-        )
-        base = f"http://127.0.0.1:{port}"
-        try:
-            _wait_healthy(base, proc)
-            resource_id = httpx.get(f"{base}/api/v1/resources/").json()[0]["id"]
-            yield base, resource_id
-        finally:
-            proc.terminate()
-            proc.wait(timeout=30)
-
-
-def _wait_healthy(base: str, proc: subprocess.Popen[bytes]) -> None:
-    for _ in range(150):
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited: {proc.stderr.read().decode() if proc.stderr else ''}")
-        try:
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError("server did not become healthy")
+    with (
+        temporary_database() as url,
+        serving(url, _catalog(), tmp_path_factory.mktemp("race"), workers=3) as base,
+    ):
+        yield base, httpx.get(f"{base}/api/v1/resources/").json()[0]["id"]
 
 
 def _at(day: date, hour: int, minute: int = 0) -> str:

@@ -85,12 +85,16 @@ def deliver(api: Api, event_type: str, obj: Mapping[str, Any]) -> Any:
     )
 
 
-def _mail(directory: Path) -> dict[str, EmailMessage]:
+def _all_mail(directory: Path) -> list[tuple[str, EmailMessage]]:
     found = (
         cast(EmailMessage, message_from_bytes(p.read_bytes(), policy=policy.default))
         for p in directory.glob("*.eml")
     )
-    return {m["To"].addresses[0].addr_spec: m for m in found}
+    return [(m["To"].addresses[0].addr_spec, m) for m in found]
+
+
+def _mail(directory: Path) -> dict[str, EmailMessage]:
+    return dict(_all_mail(directory))
 
 
 def test_book_pay_mail_cancel_refund_with_stripe(api: Api, fake: FakeStripe, tmp_path: Path) -> None:
@@ -169,13 +173,18 @@ def test_book_pay_mail_cancel_refund_with_stripe(api: Api, fake: FakeStripe, tmp
     assert detail["status"] == "refunded"
     commissions = api.client.get(f"{CLIENT}/commissions/?month=2026-06", headers=auth(PARTNER)).json()
     assert [c["status"] for c in commissions] == ["reversed"]
-    run_once(services)
-    assert set(_mail(tmp_path / "mail")) == {"pia@example.com", "ops@harbour.example"}
+    # the user hears of the cancellation and of the refund, once each; the operator of neither
+    assert run_once(services).mail.sent == 2
+    assert run_once(services).mail.sent == 0
+    subjects = sorted((to, m["Subject"]) for to, m in _all_mail(tmp_path / "mail"))
+    assert [to for to, _ in subjects].count("ops@harbour.example") == 1
+    user_subjects = [subject for to, subject in subjects if to == "pia@example.com"]
+    assert len(user_subjects) == 3
+    assert sum("Buchung storniert" in s for s in user_subjects) == 1
+    assert sum(f"Erstattung zur Buchung {booking['reference_code']}" in s for s in user_subjects) == 1
 
 
 def test_a_provider_failure_is_500_with_json_and_a_retry_later_works(api: Api, fake: FakeStripe) -> None:
-    booking = book(api, PARTNER, "Padel A", *PADEL, headers=USER) if False else None
-    del booking
     created = book(
         api, "user-token-anna", "Court 1", "2026-06-02T10:00:00+02:00", "2026-06-02T11:00:00+02:00"
     )

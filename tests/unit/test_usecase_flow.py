@@ -25,6 +25,7 @@ from booking_core.errors import (
     ValidationFailed,
 )
 from booking_core.memory import FixedClock, InMemoryStore, PlainPasswords, SandboxPayments, SequentialIds
+from booking_core.payments import PaymentStatus
 from booking_core.usecases import auth, bookings, browse, clients, idempotency, operator, payments
 from booking_core.usecases.deps import Deps
 
@@ -143,7 +144,13 @@ def test_book_pay_and_cancel_with_refund(deps: Deps, gateway: SandboxPayments, s
         payments.create_payment_intent(deps, anna, view.booking.id)
     cancelled = bookings.cancel_booking(deps, anna, view.booking.id, reason="weather")
     assert cancelled.booking.status is BookingStatus.CANCELLED
+    assert cancelled.payment is not None
+    assert cancelled.payment.status is PaymentStatus.REFUND_PENDING
     assert gateway.refunds == [paid.payment.payment_intent_id if paid.payment else ""]
+    assert _templates(store) == {"booking_paid_user", "booking_paid_operator", "booking_cancelled_user"}
+    with pytest.raises(InvalidTransition, match="status 'cancelled'"):
+        bookings.cancel_booking(deps, anna, view.booking.id)
+    assert len(gateway.refunds) == 1
 
 
 def test_the_same_event_twice_changes_nothing(deps: Deps, store: InMemoryStore) -> None:
@@ -288,8 +295,8 @@ def test_client_flow_with_commission(deps: Deps, store: InMemoryStore) -> None:
             type="charge.refunded",
             payment_intent_id=store.tables.payments[next(iter(store.tables.payments))].payment_intent_id,
             booking_id=None,
-            amount_minor=None,
-            currency=None,
+            amount_minor=2000,
+            currency="eur",
         ),
     )
     assert clients.list_commissions(deps, 7, "2026-06")[0].status is CommissionStatus.REVERSED

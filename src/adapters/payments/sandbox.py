@@ -1,19 +1,24 @@
 """The offline stand-in for the payment provider (``BOOKING_PAYMENT_PROVIDER=sandbox``).
 
-Intents are answered without any network: ids ``pi_sandbox_<hex>`` and client secrets
-``<id>_secret_<hex>``. Like the real provider, the same idempotency key returns the same intent (the
-id is derived from the key), so a retry never opens a second one. Settlement happens through a signed
-``payment_intent.succeeded`` webhook (``booking sandbox pay``), exactly as with the real provider.
+Intents are answered without any network and without state: an intent's id is derived from its
+idempotency key (like the real provider, the same key returns the same intent, so a retry never
+opens a second one) and carries its amount and currency, ``pi_sandbox_<amount>_<currency>_<hex>``;
+its client secret is derived from the id. So ``retrieve_intent`` answers the same in every process
+and after a restart. A sandbox intent is never cancelled: it waits for payment until settled through
+a signed ``payment_intent.succeeded`` webhook (``booking sandbox pay``), exactly as with the real
+provider, whose state the service keeps in its own database.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import threading
+import re
 
 from booking_core.errors import PaymentProviderError
 from booking_core.ports import ProviderIntent
+
+_INTENT_ID = re.compile(r"pi_sandbox_(?P<amount>[1-9][0-9]*)_(?P<currency>[a-z]{3})_[0-9a-f]{24}")
 
 
 class SandboxGateway:
@@ -24,9 +29,6 @@ class SandboxGateway:
     def __init__(self, *, secret_key: str, publishable_key: str) -> None:
         self.publishable_key = publishable_key
         self._secret = secret_key.encode()
-        self._lock = threading.Lock()
-        # Intents this process opened; a restart forgets them (the database keeps the payments).
-        self._intents: dict[str, ProviderIntent] = {}
 
     def _derive(self, label: str, value: str, length: int = 24) -> str:
         return hmac.new(self._secret, f"{label}:{value}".encode(), hashlib.sha256).hexdigest()[:length]
@@ -44,24 +46,25 @@ class SandboxGateway:
         """Open (or, for a repeated idempotency key, return) an intent awaiting payment."""
         if amount_minor <= 0:
             raise PaymentProviderError("The sandbox provider refuses an amount that is not positive.")
-        intent_id = f"pi_sandbox_{self._derive('intent', idempotency_key)}"
-        intent = ProviderIntent(
+        code = currency.lower()
+        digest = self._derive("intent", f"{idempotency_key}:{amount_minor}:{code}")
+        return self._intent(f"pi_sandbox_{amount_minor}_{code}_{digest}", amount_minor, code)
+
+    def retrieve_intent(self, intent_id: str) -> ProviderIntent:
+        """The intent, read from its id: it awaits payment (its settlement comes by webhook)."""
+        found = _INTENT_ID.fullmatch(intent_id)
+        if found is None:
+            raise PaymentProviderError(f"The sandbox provider does not know intent {intent_id}.")
+        return self._intent(intent_id, int(found["amount"]), found["currency"])
+
+    def _intent(self, intent_id: str, amount_minor: int, currency: str) -> ProviderIntent:
+        return ProviderIntent(
             id=intent_id,
             client_secret=f"{intent_id}_secret_{self._derive('secret', intent_id, 16)}",
             amount_minor=amount_minor,
-            currency=currency.lower(),
+            currency=currency,
             status="requires_payment_method",
         )
-        with self._lock:
-            return self._intents.setdefault(intent_id, intent)
-
-    def retrieve_intent(self, intent_id: str) -> ProviderIntent:
-        """The intent as this process knows it."""
-        with self._lock:
-            intent = self._intents.get(intent_id)
-        if intent is None:
-            raise PaymentProviderError(f"The sandbox provider does not know intent {intent_id}.")
-        return intent
 
     def refund(self, intent_id: str, *, idempotency_key: str) -> str:
         """Refund in full; the id is stable per idempotency key, like the provider's."""

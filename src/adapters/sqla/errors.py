@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn, TypeVar
@@ -18,17 +17,31 @@ from sqlalchemy.exc import (
 )
 
 from adapters.sqla.models import NO_OVERLAP_CONSTRAINT
-from booking_core.errors import BadRequest, DomainError, SlotUnavailable, StorageUnavailable
+from booking_core.errors import (
+    BadRequest,
+    DomainError,
+    SlotUnavailable,
+    StorageUnavailable,
+    TransientConflict,
+)
 
 _EXCLUSION_VIOLATION = "23P01"
 _FOREIGN_KEY_VIOLATION = "23503"
-_SQLITE_UNIQUE = re.compile(r"UNIQUE constraint failed: (?P<columns>[\w., ]+)")
+#: PostgreSQL: serialization_failure, deadlock_detected, lock_not_available.
+_TRANSIENT_SQLSTATES = frozenset({"40001", "40P01", "55P03"})
+#: SQLite primary result codes: SQLITE_BUSY, SQLITE_LOCKED (extended codes carry them in the low byte).
+_SQLITE_BUSY_CODES = frozenset({5, 6})
 
 T = TypeVar("T")
 
 
 def translate(error: SQLAlchemyError) -> DomainError | None:
-    """The domain error for a database error, or None when it is a programming error to let through."""
+    """The domain error for a database error, or None when it is a programming error to let through.
+
+    No message names a table, a column or a constraint: those are the database's business.
+    """
+    if _transient(error):
+        return TransientConflict("A concurrent change got in the way; please retry.")
     if isinstance(error, IntegrityError):
         return _integrity(error)
     if isinstance(error, DataError):
@@ -41,6 +54,15 @@ def translate(error: SQLAlchemyError) -> DomainError | None:
     return None
 
 
+def _transient(error: SQLAlchemyError) -> bool:
+    """A conflict with a concurrent transaction, which the same work, run again, gets past."""
+    orig = getattr(error, "orig", None)
+    if getattr(orig, "sqlstate", None) in _TRANSIENT_SQLSTATES:
+        return True
+    code = getattr(orig, "sqlite_errorcode", None)
+    return isinstance(error, OperationalError) and code is not None and code & 0xFF in _SQLITE_BUSY_CODES
+
+
 def _integrity(error: IntegrityError) -> DomainError:
     sqlstate = getattr(error.orig, "sqlstate", None)
     constraint = getattr(getattr(error.orig, "diag", None), "constraint_name", None)
@@ -48,13 +70,7 @@ def _integrity(error: IntegrityError) -> DomainError:
         return SlotUnavailable()
     if sqlstate == _FOREIGN_KEY_VIOLATION or "FOREIGN KEY" in str(error.orig):
         return BadRequest("The request refers to a record that does not exist.")
-    match = _SQLITE_UNIQUE.search(str(error.orig))
-    if match:
-        columns = ", ".join(c.split(".")[-1] for c in match["columns"].split(", "))
-        return BadRequest(f"A record with the same {columns} already exists.")
-    if constraint:
-        return BadRequest(f"A record conflicting with an existing one was refused ({constraint}).")
-    return BadRequest("The change conflicts with data already stored.")
+    return BadRequest("The request conflicts with data already stored.")
 
 
 @contextmanager

@@ -20,6 +20,7 @@ from adapters.sqla.repositories import (
     SqlaIdempotencyRecords,
     SqlaOutbox,
     SqlaPayments,
+    SqlaRefunds,
     SqlaResourceMappings,
     SqlaResources,
     SqlaTokens,
@@ -35,6 +36,7 @@ from booking_core.ports import (
     IdempotencyRecords,
     Outbox,
     Payments,
+    Refunds,
     ResourceMappings,
     Resources,
     Tokens,
@@ -55,6 +57,7 @@ _ON_SESSION: dict[str, Callable[[Session], object]] = {
     "venue_mappings": SqlaVenueMappings,
     "commissions": SqlaCommissions,
     "payments": SqlaPayments,
+    "refunds": SqlaRefunds,
     "outbox": SqlaOutbox,
     "outbox_queue": SqlaOutbox,
     "idempotency": SqlaIdempotencyRecords,
@@ -66,8 +69,9 @@ class SqlaUnitOfWork:
     """A transaction on a fresh session. Leaving the block without ``commit()`` rolls back.
 
     Database errors come out as domain errors: ``StorageUnavailable`` when the database cannot
-    be reached, ``SlotUnavailable`` when the double-booking guard refuses a booking, and
-    ``BadRequest`` for other constraint violations.
+    be reached, ``TransientConflict`` when a concurrent transaction got in the way (deadlock,
+    serialization failure, busy database: run the use case again), ``SlotUnavailable`` when the
+    double-booking guard refuses a booking, and ``BadRequest`` for other constraint violations.
     """
 
     # Typed as the ports: the UnitOfWork protocol's attributes are mutable, hence invariant.
@@ -81,6 +85,7 @@ class SqlaUnitOfWork:
     venue_mappings: VenueMappings
     commissions: Commissions
     payments: Payments
+    refunds: Refunds
     outbox: Outbox
     idempotency: IdempotencyRecords
     #: The same outbox with the worker's side (``claim_due``, ``mark_sent``, ...: ``OutboxQueue``).

@@ -22,7 +22,7 @@ from booking_core.booking import BLOCKING_STATUSES, Booking, BookingStatus
 from booking_core.catalog import Resource, Venue
 from booking_core.commission import Commission, CommissionStatus
 from booking_core.errors import BadRequest
-from booking_core.payments import Payment
+from booking_core.payments import Payment, RefundRequest
 from booking_core.payout import PayoutBatch, PayoutStatus
 from booking_core.ports import BookingCheck, BookingQuery, DataVersion, IdempotencyRecord, ResourceQuery
 from booking_core.timerange import TimeRange
@@ -90,6 +90,10 @@ class MemoryBookings:
         return replace(check, stored=not overlapped)
 
     def get(self, booking_id: str) -> Booking | None:
+        return self._rows.get(booking_id)
+
+    def lock_for_change(self, booking_id: str, *, resource_first: bool = False) -> Booking | None:
+        """The booking: the store's lock already serializes whole units of work."""
         return self._rows.get(booking_id)
 
     def get_by_reference(self, reference_code: str) -> Booking | None:
@@ -361,3 +365,40 @@ class MemoryIdempotency:
 
     def add(self, record: IdempotencyRecord) -> None:
         self._rows[(record.scope, record.key)] = record
+
+
+class MemoryRefunds:
+    """Refund requests by payment id."""
+
+    def __init__(self, rows: dict[str, RefundRequest]) -> None:
+        self._rows = rows
+
+    def add(self, request: RefundRequest) -> bool:
+        if request.payment_id in self._rows:
+            return False
+        self._rows[request.payment_id] = request
+        return True
+
+    def get(self, payment_id: str) -> RefundRequest | None:
+        return self._rows.get(payment_id)
+
+    def due(self, now: datetime, limit: int = 50) -> builtins.list[RefundRequest]:
+        due = (r for r in self._rows.values() if r.accepted_at is None and r.next_attempt_at <= now)
+        return sorted(due, key=lambda r: (r.next_attempt_at, r.payment_id))[:limit]
+
+    def claim(self, payment_id: str, now: datetime, until: datetime) -> bool:
+        found = self._rows.get(payment_id)
+        if found is None or found.accepted_at is not None or found.next_attempt_at > now:
+            return False
+        self._rows[payment_id] = replace(found, attempts=found.attempts + 1, next_attempt_at=until)
+        return True
+
+    def accepted(self, payment_id: str, refund_id: str | None, now: datetime) -> None:
+        found = self._rows.get(payment_id)
+        if found is not None and found.accepted_at is None:
+            self._rows[payment_id] = replace(found, accepted_at=now, provider_refund_id=refund_id)
+
+    def failed(self, payment_id: str, error: str, retry_at: datetime) -> None:
+        found = self._rows.get(payment_id)
+        if found is not None:
+            self._rows[payment_id] = replace(found, last_error=error[:2000], next_attempt_at=retry_at)

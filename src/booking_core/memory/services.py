@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 from booking_core.errors import PaymentProviderError
@@ -65,14 +65,21 @@ class PlainPasswords:
 
 @dataclass
 class SandboxPayments:
-    """An offline payment provider that remembers what it was asked."""
+    """An offline payment provider that remembers what it was asked, idempotently like a real one.
+
+    ``fail`` makes every call fail; ``fail_refunds`` only refunds (a provider outage after payment).
+    """
 
     provider_name: str = "sandbox"
     publishable_key: str = "pk_test_sandbox"
     fail: bool = False
+    fail_refunds: bool = False
     intents: dict[str, ProviderIntent] = field(default_factory=dict)
+    #: Intents refunded, in order, once per idempotency key (as the provider does).
     refunds: list[str] = field(default_factory=list)
+    refund_calls: int = 0
     _by_key: dict[str, str] = field(default_factory=dict)
+    _refund_ids: dict[str, str] = field(default_factory=dict)
 
     def create_intent(
         self,
@@ -103,13 +110,22 @@ class SandboxPayments:
 
     def retrieve_intent(self, intent_id: str) -> ProviderIntent:
         """A known intent."""
+        if self.fail:
+            raise PaymentProviderError("The payment provider is unavailable.")
         if intent_id not in self.intents:
             raise PaymentProviderError(f"No such payment intent: {intent_id}")
         return self.intents[intent_id]
 
+    def cancel_intent(self, intent_id: str) -> None:
+        """What the provider does to an intent left unpaid (for tests)."""
+        self.intents[intent_id] = replace(self.intents[intent_id], status="canceled")
+
     def refund(self, intent_id: str, *, idempotency_key: str) -> str:
-        """Record a refund."""
-        if self.fail:
+        """Refund in full, once per idempotency key."""
+        self.refund_calls += 1
+        if self.fail or self.fail_refunds:
             raise PaymentProviderError("The payment provider is unavailable.")
-        self.refunds.append(intent_id)
-        return f"re_sandbox_{len(self.refunds):06d}"
+        if idempotency_key not in self._refund_ids:
+            self.refunds.append(intent_id)
+            self._refund_ids[idempotency_key] = f"re_sandbox_{len(self.refunds):06d}"
+        return self._refund_ids[idempotency_key]

@@ -22,6 +22,7 @@ from booking_core.memory.repositories import (
     MemoryCommissions,
     MemoryIdempotency,
     MemoryPayments,
+    MemoryRefunds,
     MemoryResourceMappings,
     MemoryResources,
     MemoryTokens,
@@ -30,7 +31,7 @@ from booking_core.memory.repositories import (
     MemoryVenueMappings,
 )
 from booking_core.outbox import OutboxEntry
-from booking_core.payments import Payment
+from booking_core.payments import Payment, RefundRequest
 from booking_core.payout import PayoutBatch
 from booking_core.ports import IdempotencyRecord
 
@@ -51,6 +52,7 @@ class Tables:
     payout_batches: dict[str, PayoutBatch] = field(default_factory=dict)
     payments: dict[str, Payment] = field(default_factory=dict)
     processed_events: set[str] = field(default_factory=set)
+    refunds: dict[str, RefundRequest] = field(default_factory=dict)
     outbox: dict[str, OutboxEntry] = field(default_factory=dict)
     idempotency: dict[tuple[str, str], IdempotencyRecord] = field(default_factory=dict)
     #: How many commits made these tables: the data version of everything in them.
@@ -107,6 +109,7 @@ class InMemoryUnitOfWork:
         self.venue_mappings = MemoryVenueMappings(t.venue_mappings)
         self.commissions = MemoryCommissions(t.commissions, t.payout_batches)
         self.payments = MemoryPayments(t.payments, t.processed_events)
+        self.refunds = MemoryRefunds(t.refunds)
         self.outbox = self.outbox_queue = InMemoryOutbox(t.outbox)
         self.idempotency = MemoryIdempotency(t.idempotency)
 

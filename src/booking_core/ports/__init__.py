@@ -3,6 +3,7 @@
 from booking_core.ports.idempotency import IdempotencyRecord, IdempotencyRecords
 from booking_core.ports.mail import Mailer, OutboxQueue
 from booking_core.ports.payouts import PayoutFiles
+from booking_core.ports.refunds import Refunds
 from booking_core.ports.repositories import (
     BookingCheck,
     BookingQuery,
@@ -50,6 +51,7 @@ __all__ = [
     "Payments",
     "PayoutFiles",
     "ProviderIntent",
+    "Refunds",
     "ResourceMappings",
     "ResourceQuery",
     "Resources",

@@ -107,7 +107,18 @@ class Bookings(Protocol):
         """Store a changed booking."""
 
     def get(self, booking_id: str) -> Booking | None:
-        """One booking by id."""
+        """One booking by id, as committed (or changed in this unit of work); no lock is taken."""
+
+    def lock_for_change(self, booking_id: str, *, resource_first: bool = False) -> Booking | None:
+        """The booking re-read under an exclusive lock that lasts until the unit of work ends.
+
+        Every change of a booking or of its payments is decided on what this returns, so concurrent
+        changes of one booking are applied one after another, each on the state the previous one
+        left. With ``resource_first`` the booking's resource is locked before the booking, for
+        decisions that depend on the resource's other bookings. The lock order is always resource,
+        then booking (booking creation locks the resource first too); a unit of work holding a
+        booking's lock never asks for a resource's, so no two can wait on each other.
+        """
 
     def get_by_reference(self, reference_code: str) -> Booking | None:
         """One booking by its reference code."""

@@ -7,6 +7,7 @@ from typing import Protocol, Self
 
 from booking_core.ports.idempotency import IdempotencyRecords
 from booking_core.ports.mail import OutboxQueue
+from booking_core.ports.refunds import Refunds
 from booking_core.ports.repositories import (
     Bookings,
     Clients,
@@ -25,8 +26,10 @@ from booking_core.ports.services import Outbox
 class UnitOfWork(Protocol):
     """A transaction. Leaving the ``with`` block without ``commit()`` rolls everything back.
 
-    A storage failure raises :class:`~booking_core.errors.StorageUnavailable`; a commit that
-    breaks the double-booking guard raises :class:`~booking_core.errors.SlotUnavailable`.
+    A storage failure raises :class:`~booking_core.errors.StorageUnavailable`, a conflict with a
+    concurrent transaction that is worth retrying (deadlock, serialization failure, a busy database)
+    its subclass :class:`~booking_core.errors.TransientConflict`; a commit that breaks the
+    double-booking guard raises :class:`~booking_core.errors.SlotUnavailable`.
     """
 
     @property
@@ -68,6 +71,10 @@ class UnitOfWork(Protocol):
     @property
     def payments(self) -> Payments:
         """The payments of this transaction."""
+
+    @property
+    def refunds(self) -> Refunds:
+        """The refund requests of this transaction."""
 
     @property
     def outbox(self) -> Outbox:

@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 
 from booking_core.accounts import Actor
 from booking_core.booking import Booking, CancellationReason
 from booking_core.catalog import Resource
-from booking_core.errors import BadRequest, NotFound, PermissionDenied, ValidationFailed
-from booking_core.payments import PaymentStatus
+from booking_core.errors import BadRequest, InvalidTransition, NotFound, PermissionDenied, ValidationFailed
+from booking_core.lifecycle import CancelRequest, Circumstances, Event, Outcome, decide
 from booking_core.ports import BookingQuery, UnitOfWork
 from booking_core.pricing import quote
 from booking_core.rules import validate_against_bookings, validate_request
 from booking_core.timerange import TimeRange
 from booking_core.usecases.auth import TokenCaller, identify
 from booking_core.usecases.browse import current_demand, load_available, resolve_resource_id
+from booking_core.usecases.changes import circumstances, kept_payment, store_change
 from booking_core.usecases.deps import Deps
+from booking_core.usecases.refunds import send_refunds
+from booking_core.usecases.retry import retried
 from booking_core.usecases.views import BookingView, booking_view, can_act, can_see
 
 
@@ -47,14 +50,26 @@ def checked_span(resource: Resource, span: TimeRange) -> TimeRange:
     return TimeRange(span.start - pad, span.end + pad)
 
 
-def expire_stale_holds(uow: UnitOfWork, now: datetime, resource_id: int | None = None) -> int:
-    """Cancel pending bookings whose hold lapsed, so their time is free again."""
-    expired = uow.bookings.expired_holds(now, resource_id)
-    for booking in expired:
-        uow.bookings.save(booking.expire(now))
-    return len(expired)
+def expire_stale_holds(
+    uow: UnitOfWork, now: datetime, resource_id: int | None = None, *, keep: str | None = None
+) -> int:
+    """Cancel the pending bookings (of one resource) whose hold lapsed, so their time is free again.
+
+    Each is locked and re-read first, as every change of a booking is; ``keep`` names one to leave.
+    """
+    expired = 0
+    for lapsed in uow.bookings.expired_holds(now, resource_id):
+        booking = uow.bookings.lock_for_change(lapsed.id) if lapsed.id != keep else None
+        if booking is None:
+            continue
+        change = decide(booking, Event.HOLD_EXPIRY, Circumstances(now=now))
+        if change.outcome is Outcome.EXPIRE:
+            uow.bookings.save(change.booking)
+            expired += 1
+    return expired
 
 
+@retried
 def create_booking(
     deps: Deps,
     caller: Actor | TokenCaller,
@@ -157,9 +172,12 @@ def get_booking(deps: Deps, actor: Actor, booking_id: str) -> BookingView:
         return booking_view(uow, booking, now)
 
 
-def owned_booking(uow: UnitOfWork, actor: Actor, booking_id: str) -> Booking:
-    """The booking if the caller may act on it: 404 when unknown, 403 when someone else's."""
-    booking = uow.bookings.get(booking_id)
+def owned_booking(uow: UnitOfWork, actor: Actor, booking_id: str, *, lock: bool = False) -> Booking:
+    """The booking if the caller may act on it: 404 when unknown, 403 when someone else's.
+
+    With ``lock`` it is read with :meth:`~booking_core.ports.Bookings.lock_for_change`, to change it.
+    """
+    booking = uow.bookings.lock_for_change(booking_id) if lock else uow.bookings.get(booking_id)
     if booking is None:
         raise NotFound("Booking not found.")
     if not can_act(actor, booking):
@@ -177,24 +195,34 @@ def parse_reason(reason: str | None) -> CancellationReason:
     return CancellationReason(reason)
 
 
+@retried
 def cancel_booking(
     deps: Deps, actor: Actor, booking_id: str, *, reason: str | None = None, notes: str = ""
 ) -> BookingView:
-    """Cancel the caller's booking; a paid one is refunded through the provider."""
+    """Cancel the caller's booking; a paid one's payment is given back through the provider.
+
+    Decided by the state machine on the booking as it is under its lock: of concurrent cancels one
+    succeeds and the others are refused naming the status (``cancelled``). A refusal because of the
+    time names the deadline. The refund request is stored with the cancellation and sent after it.
+    """
     cause = parse_reason(reason)
     now = deps.clock.now()
     with deps.uow() as uow:
-        booking = owned_booking(uow, actor, booking_id)
-        if booking.hold_expired(now):
-            booking = booking.expire(now)  # cancelling it would only misstate why it ended
-        resource = uow.resources.get(booking.resource_id)
-        deadline = resource.cancellation_deadline_hours if resource else 0
-        cancelled = booking.cancel(now, cause, notes, deadline_hours=deadline)
-        uow.bookings.save(cancelled)
-        for payment in uow.payments.for_booking(booking.id):
-            if payment.status is PaymentStatus.SUCCEEDED:
-                deps.payments.refund(payment.payment_intent_id, idempotency_key=f"refund-{booking.id}")
-                uow.payments.save(replace(payment, status=PaymentStatus.REFUND_PENDING))
-        view = booking_view(uow, cancelled, now)
+        booking = owned_booking(uow, actor, booking_id, lock=True)
+        kept = kept_payment(uow, booking.id)
+        change = decide(
+            booking,
+            Event.CANCEL,
+            circumstances(uow, booking, now),
+            payment=kept,
+            cancel=CancelRequest(reason=cause, notes=notes),
+        )
+        refunds = store_change(deps, uow, booking, kept, change) if change.changes_anything else []
+        if change.refusal is not None:
+            if change.keep_when_refused:
+                uow.commit()  # a lapsed hold's owner asked to cancel: a late payment is then refunded
+            raise InvalidTransition(change.refusal)
+        view = booking_view(uow, change.booking, now)
         uow.commit()
+    send_refunds(deps, refunds)
     return view

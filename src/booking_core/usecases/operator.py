@@ -1,63 +1,62 @@
-"""What the service's operator does from the command line, and the worker's sweeps."""
+"""What the service's operator does from the command line, and the worker's sweeps.
+
+Each booking changes in a transaction of its own, locked and decided by the state machine
+(:func:`booking_core.usecases.changes.apply_event`), like every other change of a booking.
+"""
 
 from __future__ import annotations
 
 from booking_core.accounts import ApprovalStatus, VenueMapping
 from booking_core.booking import Booking
-from booking_core.errors import InvalidTransition, NotFound
-from booking_core.ports import UnitOfWork
-from booking_core.usecases.bookings import expire_stale_holds
+from booking_core.errors import NotFound
+from booking_core.lifecycle import Event
+from booking_core.usecases.changes import apply_event
 from booking_core.usecases.clients import parse_approval_status
 from booking_core.usecases.deps import Deps
 
 
-def _by_reference(uow: UnitOfWork, reference_code: str) -> Booking:
-    booking = uow.bookings.get_by_reference(reference_code.strip().upper())
+def _booking_id(deps: Deps, reference_code: str) -> str:
+    with deps.read() as uow:
+        booking = uow.bookings.get_by_reference(reference_code.strip().upper())
     if booking is None:
         raise NotFound(f"No booking with reference {reference_code}.")
-    return booking
+    return booking.id
 
 
 def confirm_booking(deps: Deps, reference_code: str) -> Booking:
-    """Confirm a pending booking without payment (venue agreement)."""
-    now = deps.clock.now()
-    with deps.uow() as uow:
-        pending = _by_reference(uow, reference_code)
-        if pending.hold_expired(now):
-            # its time may have been given to someone else already
-            raise InvalidTransition("The hold of this booking has expired; it cannot be confirmed.")
-        booking = pending.confirm(now)
-        uow.bookings.save(booking)
-        uow.commit()
-    return booking
+    """Confirm a pending booking whose hold still runs, without payment (venue agreement)."""
+    return apply_event(deps, _booking_id(deps, reference_code), Event.CONFIRM).booking
 
 
 def mark_no_show(deps: Deps, reference_code: str) -> Booking:
-    """Record that the user did not come (after the start)."""
-    with deps.uow() as uow:
-        booking = _by_reference(uow, reference_code).mark_no_show(deps.clock.now())
-        uow.bookings.save(booking)
-        uow.commit()
-    return booking
+    """Record that the user did not come (a paid or confirmed booking, after its start)."""
+    return apply_event(deps, _booking_id(deps, reference_code), Event.NO_SHOW).booking
 
 
 def complete_past_bookings(deps: Deps) -> int:
-    """Mark paid and confirmed bookings whose time has passed as completed."""
-    now = deps.clock.now()
-    with deps.uow() as uow:
-        ended = uow.bookings.ended(now)
-        for booking in ended:
-            uow.bookings.save(booking.complete(now))
-        uow.commit()
-    return len(ended)
+    """Mark paid and confirmed bookings whose time has passed as completed; returns how many."""
+    with deps.read() as uow:
+        ended = [b.id for b in uow.bookings.ended(deps.clock.now())]
+    return _sweep(deps, ended, Event.COMPLETE)
 
 
 def expire_holds(deps: Deps) -> int:
-    """Cancel every pending booking whose hold lapsed (reason ``expired``)."""
-    with deps.uow() as uow:
-        count = expire_stale_holds(uow, deps.clock.now())
-        uow.commit()
-    return count
+    """Cancel every pending booking whose hold lapsed (reason ``expired``); returns how many."""
+    with deps.read() as uow:
+        lapsed = [b.id for b in uow.bookings.expired_holds(deps.clock.now())]
+    return _sweep(deps, lapsed, Event.HOLD_EXPIRY)
+
+
+def _sweep(deps: Deps, booking_ids: list[str], event: Event) -> int:
+    """Apply ``event`` to each booking on its own; one that another path changed meanwhile is
+    re-decided on its new state (and usually left alone)."""
+    changed = 0
+    for booking_id in booking_ids:
+        try:
+            changed += apply_event(deps, booking_id, event).changes_anything
+        except NotFound:  # gone meanwhile (never, as bookings are not deleted, but cheap to allow)
+            continue
+    return changed
 
 
 def list_venue_mappings(deps: Deps, status: str | None = None) -> list[VenueMapping]:

@@ -2,22 +2,31 @@
 
 from __future__ import annotations
 
+import enum
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
 from booking_core.accounts import Actor
-from booking_core.booking import Booking, BookingStatus
-from booking_core.commission import Commission, CommissionStatus, commission_amount, commission_month
-from booking_core.errors import AlreadyPaid, InvalidTransition
-from booking_core.outbox import MailTemplate
-from booking_core.payments import Payment, PaymentStatus, to_minor_units
-from booking_core.ports import OutboxMessage, UnitOfWork
-from booking_core.usecases.bookings import owned_booking
+from booking_core.booking import Booking
+from booking_core.lifecycle import Event, Outcome, decide, require_payable
+from booking_core.payments import Payment, PaymentStatus, intent_key, to_minor_units
+from booking_core.ports import UnitOfWork
+from booking_core.usecases.bookings import expire_stale_holds, owned_booking
+from booking_core.usecases.changes import circumstances, store_change
 from booking_core.usecases.deps import Deps
+from booking_core.usecases.refunds import send_refunds
+from booking_core.usecases.retry import retried
 
 log = logging.getLogger(__name__)
+
+#: The provider's event types the service acts on, and what each is in the state machine.
+EVENT_TYPES = {
+    "payment_intent.succeeded": Event.PAYMENT_SUCCEEDED,
+    "payment_intent.payment_failed": Event.PAYMENT_FAILED,
+    "charge.refunded": Event.REFUND_REPORTED,
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -31,7 +40,10 @@ class PaymentIntentView:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PaymentEvent:
-    """A provider event reduced to what the domain needs."""
+    """A provider event reduced to what the domain needs.
+
+    ``partial_refund``: a ``charge.refunded`` that gave back only part of the money.
+    """
 
     id: str
     type: str
@@ -40,8 +52,28 @@ class PaymentEvent:
     amount_minor: int | None
     currency: str | None
     failure_message: str = ""
+    partial_refund: bool = False
 
 
+class Delivery(enum.StrEnum):
+    """What became of one delivered event (the webhook counts these)."""
+
+    APPLIED = "applied"  #: it changed the booking or its payment
+    IGNORED = "ignored"  #: nothing to change: what it reports is known already, or not acted on
+    DUPLICATE = "duplicate"  #: this event id was applied before
+    MISMATCH = "mismatch"  #: its intent, amount or currency are not the booking's payment's: refused
+    UNKNOWN = "unknown"  #: it names no payment or booking of this service
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EventResult:
+    """The delivery's fate and, when applied, the state machine's outcomes."""
+
+    delivery: Delivery
+    outcomes: tuple[Outcome, ...] = ()
+
+
+@retried
 def create_payment_intent(
     deps: Deps,
     actor: Actor,
@@ -49,51 +81,21 @@ def create_payment_intent(
     *,
     record: Callable[[UnitOfWork, PaymentIntentView], None] | None = None,
 ) -> PaymentIntentView:
-    """Open (or reuse) a provider intent for the caller's pending booking.
+    """Open a provider intent for the caller's pending booking, or return the one still open.
 
-    ``record`` runs in the same transaction just before it commits (see ``create_booking``).
+    The booking is locked meanwhile, so concurrent calls return the same intent. The provider is
+    asked whether the open intent is still open; one it cancelled is replaced. When the provider
+    fails, nothing is stored (PaymentProviderError). ``record`` runs in the same transaction just
+    before it commits (see ``create_booking``).
     """
     now = deps.clock.now()
     with deps.uow() as uow:
-        booking = owned_booking(uow, actor, booking_id)
-        if booking.status is BookingStatus.PAID or booking.paid_at is not None:
-            raise AlreadyPaid("This booking has already been paid.")
-        if booking.hold_expired(now):
-            raise InvalidTransition("The hold of this booking has expired (status 'cancelled'); book again.")
-        if booking.status is not BookingStatus.PENDING:
-            raise InvalidTransition(f"Cannot pay a booking with status '{booking.status}'.")
+        booking = owned_booking(uow, actor, booking_id, lock=True)
+        require_payable(booking, now)
         resource = uow.resources.get(booking.resource_id)
         account = resource.venue.provider_account_id if resource else None
-        existing = [p for p in uow.payments.for_booking(booking.id) if p.is_open]
-        if existing and existing[-1].amount == booking.total_price:
-            reused = PaymentIntentView(
-                payment=existing[-1],
-                publishable_key=deps.payments.publishable_key,
-                provider_account_id=account,
-            )
-            if record is not None:
-                record(uow, reused)
-                uow.commit()
-            return reused
-        intent = deps.payments.create_intent(
-            amount_minor=to_minor_units(booking.total_price, booking.currency),
-            currency=booking.currency,
-            booking_id=booking.id,
-            idempotency_key=f"intent-{booking.id}-{len(existing)}",
-            destination_account=account,
-            reference_code=booking.reference_code,
-        )
-        payment = Payment(
-            id=deps.ids.new_id(),
-            booking_id=booking.id,
-            provider=deps.payments.provider_name,
-            payment_intent_id=intent.id,
-            client_secret=intent.client_secret,
-            amount=booking.total_price,
-            currency=booking.currency,
-            created_at=now,
-        )
-        uow.payments.add(payment)
+        earlier = uow.payments.for_booking(booking.id)
+        payment = _still_open(deps, uow, earlier, booking) or _open(deps, uow, booking, len(earlier), account)
         view = PaymentIntentView(
             payment=payment, publishable_key=deps.payments.publishable_key, provider_account_id=account
         )
@@ -103,102 +105,106 @@ def create_payment_intent(
     return view
 
 
-def apply_payment_event(deps: Deps, event: PaymentEvent) -> None:
-    """Apply one provider event exactly once; unknown events and bookings are ignored."""
+def _still_open(deps: Deps, uow: UnitOfWork, earlier: Sequence[Payment], booking: Booking) -> Payment | None:
+    latest = next((p for p in reversed(earlier) if p.is_open), None)
+    if latest is None or (latest.amount, latest.currency) != (booking.total_price, booking.currency):
+        return None
+    if deps.payments.retrieve_intent(latest.payment_intent_id).status != "canceled":
+        return latest
+    uow.payments.save(replace(latest, status=PaymentStatus.CANCELED))
+    return None
+
+
+def _open(deps: Deps, uow: UnitOfWork, booking: Booking, attempt: int, account: str | None) -> Payment:
+    now = deps.clock.now()
+    intent = deps.payments.create_intent(
+        amount_minor=to_minor_units(booking.total_price, booking.currency),
+        currency=booking.currency,
+        booking_id=booking.id,
+        idempotency_key=intent_key(booking.id, attempt, now),
+        destination_account=account,
+        reference_code=booking.reference_code,
+    )
+    payment = Payment(
+        id=deps.ids.new_id(),
+        booking_id=booking.id,
+        provider=deps.payments.provider_name,
+        payment_intent_id=intent.id,
+        client_secret=intent.client_secret,
+        amount=booking.total_price,
+        currency=booking.currency,
+        created_at=now,
+    )
+    uow.payments.add(payment)
+    return payment
+
+
+@retried
+def apply_payment_event(deps: Deps, event: PaymentEvent) -> EventResult:
+    """Apply one provider event once, under the booking's lock, as the state machine decides.
+
+    An event whose intent, amount or currency are not the booking's own payment's changes nothing
+    (logged, and reported as a mismatch). A payment that arrives for a booking that can no longer
+    take it is refunded: the request is stored with the change and sent right after the commit.
+    """
+    kind = EVENT_TYPES.get(event.type)
+    if kind is None:
+        return EventResult(delivery=Delivery.IGNORED)
     now = deps.clock.now()
     with deps.uow() as uow:
-        if not uow.payments.mark_event_processed(event.id, now):
-            return
-        payment = uow.payments.by_intent(event.payment_intent_id)
-        booking_id = payment.booking_id if payment else event.booking_id
-        booking = uow.bookings.get(booking_id) if booking_id else None
-        if booking is None:
-            log.warning("payment event %s names no known booking", event.id)
+        payment = uow.payments.by_intent(event.payment_intent_id) if event.payment_intent_id else None
+        problem = _mismatch(uow, event, payment)
+        if problem is not None:
+            log.error("payment event %s refused: %s", event.id, problem)
+            return EventResult(delivery=Delivery.MISMATCH)
+        if payment is None:
+            log.warning("payment event %s names no payment or booking of this service", event.id)
+            return EventResult(delivery=Delivery.UNKNOWN)
+        # resource first: a late payment may have to find out whether its time is still free
+        booking = uow.bookings.lock_for_change(payment.booking_id, resource_first=True)
+        if booking is None or not uow.payments.mark_event_processed(event.id, now):
+            return EventResult(delivery=Delivery.DUPLICATE)
+        payment = uow.payments.by_intent(payment.payment_intent_id) or payment  # as it is under the lock
+        if kind is Event.REFUND_REPORTED and event.partial_refund:
+            log.warning("payment event %s: a partial refund of %s is not acted on", event.id, payment.id)
             uow.commit()
-            return
-        if event.type == "payment_intent.succeeded":
-            _succeeded(deps, uow, booking, payment, event, now)
-        elif event.type == "payment_intent.payment_failed" and payment is not None:
-            uow.payments.save(
-                replace(payment, status=PaymentStatus.FAILED, failure_message=event.failure_message)
-            )
-        elif event.type == "charge.refunded":
-            _refunded(uow, booking, payment, now)
+            return EventResult(delivery=Delivery.IGNORED)
+        at = circumstances(uow, booking, now, time_free=_time_free(uow, booking, now))
+        change = decide(booking, kind, at, payment=payment, failure=event.failure_message)
+        refunds = store_change(deps, uow, booking, payment, change) if change.changes_anything else []
         uow.commit()
+    send_refunds(deps, refunds)
+    delivery = Delivery.APPLIED if change.changes_anything else Delivery.IGNORED
+    return EventResult(delivery=delivery, outcomes=change.outcomes)
 
 
-def _succeeded(
-    deps: Deps, uow: UnitOfWork, booking: Booking, payment: Payment | None, event: PaymentEvent, now: datetime
-) -> None:
-    if event.amount_minor is None or event.amount_minor != to_minor_units(
-        booking.total_price, booking.currency
-    ):
-        log.error(
-            "payment %s amount %s does not match booking %s total %s",
-            event.payment_intent_id,
-            event.amount_minor,
-            booking.id,
-            booking.total_price,
-        )
-        return
-    if payment is not None:
-        uow.payments.save(replace(payment, status=PaymentStatus.SUCCEEDED, paid_at=now))
-    if booking.status is BookingStatus.PENDING:
-        paid = booking.mark_paid(now)
-    elif (
-        booking.status is BookingStatus.CANCELLED
-        and booking.paid_at is None
-        and _still_free(uow, booking, now)
-    ):
-        paid = booking.mark_paid_after_expiry(now)
-    elif booking.status is BookingStatus.PAID:
-        return
-    else:
-        # the time went to someone else (or the owner cancelled): give the money back at once
-        deps.payments.refund(event.payment_intent_id, idempotency_key=f"refund-{booking.id}")
-        if payment is not None:
-            uow.payments.save(replace(payment, status=PaymentStatus.REFUND_PENDING, paid_at=now))
-        return
-    uow.bookings.save(paid)
-    _record_commission(deps, uow, paid, now)
-    for template in (MailTemplate.BOOKING_PAID_USER, MailTemplate.BOOKING_PAID_OPERATOR):
-        uow.outbox.add(OutboxMessage.email(template, paid.id, id=deps.ids.new_id(), now=now))
+def _mismatch(uow: UnitOfWork, event: PaymentEvent, payment: Payment | None) -> str | None:
+    """Why ``event`` is not about ``payment`` (the payment its intent id names), if it is not."""
+    if payment is None:
+        named = uow.bookings.get(event.booking_id) if event.booking_id else None
+        if named is None:
+            return None
+        return f"intent {event.payment_intent_id!r} is not a payment of booking {named.id}"
+    if event.booking_id is not None and event.booking_id != payment.booking_id:
+        owner = payment.booking_id
+        return f"intent {payment.payment_intent_id} belongs to booking {owner}, not {event.booking_id}"
+    if not payment.matches(amount_minor=event.amount_minor, currency=event.currency):
+        expected = f"{to_minor_units(payment.amount, payment.currency)} {payment.currency}"
+        reported = f"{event.amount_minor} {event.currency}"
+        return f"{reported} reported for intent {payment.payment_intent_id} of {expected}"
+    return None
 
 
-def _still_free(uow: UnitOfWork, booking: Booking, now: datetime) -> bool:
-    uow.resources.lock(booking.resource_id)
-    others = uow.bookings.blocked_slots(booking.resource_id, booking.span, now)
-    return not any(b.booking_id != booking.id and b.span.overlaps(booking.span) for b in others)
+def _time_free(uow: UnitOfWork, booking: Booking, now: datetime) -> Callable[[], bool]:
+    def free() -> bool:
+        resource = uow.resources.get(booking.resource_id)
+        if resource is None or not (resource.is_active and resource.is_bookable):
+            return False
+        if any(p.start < booking.end and booking.start < p.end for p in resource.unavailable_periods):
+            return False
+        # lapsed holds no longer block, but the storage's overlap guard counts them until expired
+        expire_stale_holds(uow, now, booking.resource_id, keep=booking.id)
+        others = uow.bookings.blocked_slots(booking.resource_id, booking.span, now)
+        return all(slot.booking_id == booking.id for slot in others)
 
-
-def _record_commission(deps: Deps, uow: UnitOfWork, booking: Booking, now: datetime) -> None:
-    if booking.client_id is None or uow.commissions.for_booking(booking.id) is not None:
-        return
-    client = uow.clients.get(booking.client_id)
-    resource = uow.resources.get(booking.resource_id)
-    if client is None or resource is None:
-        return
-    uow.commissions.add(
-        Commission(
-            id=deps.ids.new_id(),
-            booking_id=booking.id,
-            reference_code=booking.reference_code,
-            client_id=client.id,
-            base_amount=booking.total_price,
-            commission_percent=client.commission_percent,
-            amount=commission_amount(booking.total_price, client.commission_percent),
-            currency=booking.currency,
-            month=commission_month(booking.paid_at or now, resource.venue.timezone),
-            created_at=now,
-        )
-    )
-
-
-def _refunded(uow: UnitOfWork, booking: Booking, payment: Payment | None, now: datetime) -> None:
-    if payment is not None:
-        uow.payments.save(replace(payment, status=PaymentStatus.REFUNDED, refunded_at=now))
-    if booking.status in {BookingStatus.CANCELLED, BookingStatus.PAID} and booking.paid_at is not None:
-        uow.bookings.save(booking.mark_refunded(now))
-    commission = uow.commissions.for_booking(booking.id)
-    if commission is not None and commission.status is CommissionStatus.OPEN:
-        uow.commissions.save(commission.reverse())
+    return free

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -9,7 +10,7 @@ from booking_core.accounts import Actor, Client
 from booking_core.booking import Booking
 from booking_core.catalog import Resource
 from booking_core.errors import NotFound
-from booking_core.payments import Payment
+from booking_core.payments import Payment, PaymentStatus
 from booking_core.ports import UnitOfWork
 
 
@@ -41,8 +42,7 @@ def booking_view(uow: UnitOfWork, booking: Booking, now: datetime) -> BookingVie
     A pending booking whose hold lapsed is shown as the expired booking it is, even before the
     worker's sweep has stored that.
     """
-    if booking.hold_expired(now):
-        booking = booking.expire(now)
+    booking = booking.as_of(now)
     resource = uow.resources.get(booking.resource_id)
     if resource is None:  # the catalog never deletes resources that have bookings
         raise NotFound("Resource not found.")
@@ -55,11 +55,17 @@ def booking_view(uow: UnitOfWork, booking: Booking, now: datetime) -> BookingVie
     return BookingView(
         booking=booking,
         resource=resource,
-        payment=payments[-1] if payments else None,
+        payment=current_payment(payments),
         client=client,
         external_user_id=external,
         now=now,
     )
+
+
+def current_payment(payments: Sequence[Payment]) -> Payment | None:
+    """The payment a booking shows: the latest that the provider did not cancel (and was replaced)."""
+    live = [p for p in payments if p.status is not PaymentStatus.CANCELED] or list(payments)
+    return live[-1] if live else None
 
 
 def can_see(actor: Actor, booking: Booking) -> bool:

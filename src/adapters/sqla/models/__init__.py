@@ -20,7 +20,13 @@ from adapters.sqla.models.catalog import (
     VenueRow,
     resource_activity_types,
 )
-from adapters.sqla.models.ledger import CommissionRow, PaymentRow, PayoutBatchRow, ProcessedEventRow
+from adapters.sqla.models.ledger import (
+    CommissionRow,
+    PaymentRow,
+    PayoutBatchRow,
+    ProcessedEventRow,
+    RefundRequestRow,
+)
 from adapters.sqla.models.messaging import IdempotencyRecordRow, OutboxRow
 
 metadata = Base.metadata
@@ -39,6 +45,7 @@ __all__ = [
     "PaymentRow",
     "PayoutBatchRow",
     "ProcessedEventRow",
+    "RefundRequestRow",
     "ResourceMappingRow",
     "ResourceRow",
     "ScheduleRow",

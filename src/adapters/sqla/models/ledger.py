@@ -11,6 +11,8 @@ from sqlalchemy.orm import Mapped, mapped_column
 from adapters.sqla.models.base import Base
 from adapters.sqla.types import Money, Percent, UtcDateTime
 
+UNACCEPTED_SQL = "accepted_at IS NULL"
+
 
 class PaymentRow(Base):
     __tablename__ = "payments"
@@ -36,6 +38,32 @@ class ProcessedEventRow(Base):
 
     event_id: Mapped[str] = mapped_column(String(255), primary_key=True)
     processed_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class RefundRequestRow(Base):
+    """The one refund request of a payment, kept until the provider accepts it (or reports the refund)."""
+
+    __tablename__ = "refund_requests"
+    __table_args__ = (
+        # the worker's sweep looks only for requests not accepted yet
+        Index(
+            "ix_refund_requests_next_attempt_at",
+            "next_attempt_at",
+            postgresql_where=text(UNACCEPTED_SQL),
+            sqlite_where=text(UNACCEPTED_SQL),
+        ),
+    )
+
+    payment_id: Mapped[str] = mapped_column(ForeignKey("payments.id", ondelete="CASCADE"), primary_key=True)
+    booking_id: Mapped[str] = mapped_column(ForeignKey("bookings.id", ondelete="CASCADE"), index=True)
+    payment_intent_id: Mapped[str] = mapped_column(String(255))
+    idempotency_key: Mapped[str] = mapped_column(String(255))
+    requested_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    next_attempt_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    accepted_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    provider_refund_id: Mapped[str | None] = mapped_column(String(255))
+    last_error: Mapped[str] = mapped_column(Text, default="")
 
 
 class CommissionRow(Base):

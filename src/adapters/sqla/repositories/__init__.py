@@ -7,6 +7,7 @@ from adapters.sqla.repositories.commissions import SqlaCommissions
 from adapters.sqla.repositories.ledger import SqlaPayments
 from adapters.sqla.repositories.mappings import SqlaResourceMappings, SqlaUserMappings, SqlaVenueMappings
 from adapters.sqla.repositories.messaging import SqlaIdempotencyRecords, SqlaOutbox
+from adapters.sqla.repositories.refunds import SqlaRefunds
 
 __all__ = [
     "SqlaBookings",
@@ -15,6 +16,7 @@ __all__ = [
     "SqlaIdempotencyRecords",
     "SqlaOutbox",
     "SqlaPayments",
+    "SqlaRefunds",
     "SqlaResourceMappings",
     "SqlaResources",
     "SqlaTokens",

@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 
 from adapters.sqla import driver
 from adapters.sqla.errors import translate_errors
-from adapters.sqla.models import BookingRow
+from adapters.sqla.models import BookingRow, ResourceRow
 from adapters.sqla.models.bookings import BLOCKING_STATUS_SQL, LIVE_STATUS_SQL, PENDING_STATUS_SQL
 from adapters.sqla.types import UtcDateTime
 from booking_core.availability import BookedSlot
@@ -98,6 +98,13 @@ class SqlaBookings:
 
     def get(self, booking_id: str) -> Booking | None:
         row = self._session.get(BookingRow, booking_id)
+        return booking_to_domain(row) if row else None
+
+    def lock_for_change(self, booking_id: str, *, resource_first: bool = False) -> Booking | None:
+        # SQLite: the writer's lock taken by BEGIN IMMEDIATE already excludes every other writer
+        if self._postgres and resource_first:
+            self._session.connection().execute(_LOCK_RESOURCE_OF, {"booking_id": booking_id})
+        row = self._session.scalars(_LOCK_BOOKING, {"booking_id": booking_id}).one_or_none()
         return booking_to_domain(row) if row else None
 
     def get_by_reference(self, reference_code: str) -> Booking | None:
@@ -257,6 +264,22 @@ def _check(overlaps: ColumnElement[bool]) -> Select[Any]:
 _BLOCKED, _BLOCKED_POSTGRES = _blocked(_OVERLAPS), _blocked(_OVERLAPS_POSTGRES)
 _CHECK, _CHECK_POSTGRES = _check(and_(_OVERLAPS, text(BLOCKING_STATUS_SQL))), _check(_OVERLAPS_POSTGRES)
 _INSERT = insert(_T)
+# FOR UPDATE OF resources only: the subquery that finds the resource locks nothing itself
+_LOCK_RESOURCE_OF = (
+    select(ResourceRow.__table__.c.id)
+    .where(
+        ResourceRow.__table__.c.id
+        == select(_T.c.resource_id).where(_T.c.id == bindparam("booking_id")).scalar_subquery()
+    )
+    .with_for_update(of=ResourceRow.__table__)
+)
+# populate_existing: a row this session read before is read again, as it is now
+_LOCK_BOOKING = (
+    select(BookingRow)
+    .where(BookingRow.id == bindparam("booking_id"))
+    .with_for_update()
+    .execution_options(populate_existing=True)
+)
 _INSERT_ON_DRIVER = driver.DriverStatement(_INSERT)
 
 

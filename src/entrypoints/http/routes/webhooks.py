@@ -4,13 +4,18 @@ The signature header is ``Stripe-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>
 the webhook secret, accepted for 300 seconds. With the ``stripe`` provider the SDK's own check
 decides (against the real time); the ``sandbox`` provider checks the same scheme here, against the
 service's clock. Only then is the body read as an event; the use case applies each event id once, so
-redeliveries change nothing.
+redeliveries change nothing. Every delivery is answered 200 once it is verified and readable (a
+payment the service cannot keep is refunded, not refused: the provider would only send it again), and
+counted in ``booking_payment_events_total`` by type and outcome: ``applied``, ``ignored``,
+``duplicate``, ``mismatch`` (intent, amount or currency not the booking's payment's: nothing changed,
+and the log says why) or ``unknown``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import re
 from datetime import datetime
 from typing import Any
@@ -21,17 +26,26 @@ from anyio.to_thread import run_sync
 from litestar import Request, post
 from litestar.datastructures import State
 from litestar.di import NamedDependency
+from prometheus_client import Counter
 
 from booking_core.errors import BadRequest
 from booking_core.usecases.deps import Deps
-from booking_core.usecases.payments import PaymentEvent, apply_payment_event
+from booking_core.usecases.payments import EVENT_TYPES, Delivery, PaymentEvent, apply_payment_event
 from entrypoints.http.ratelimit import UNLIMITED_OPT_KEY
+
+log = logging.getLogger(__name__)
 
 SIGNATURE_HEADER = "Stripe-Signature"
 TOLERANCE_SECONDS = 300
 INVALID_SIGNATURE = "invalid signature"
 _TIMESTAMP = re.compile(r"[0-9]{1,12}")
-HANDLED = frozenset({"payment_intent.succeeded", "payment_intent.payment_failed", "charge.refunded"})
+HANDLED = frozenset(EVENT_TYPES)
+
+EVENTS = Counter(
+    "booking_payment_events",
+    "Payment provider events delivered to the webhook, by type and what became of them.",
+    ["type", "outcome"],
+)
 
 
 def sign(payload: bytes, secret: str, timestamp: int) -> str:
@@ -98,9 +112,11 @@ def parse_event(payload: bytes) -> PaymentEvent | None:
         type=event.type,
         payment_intent_id=str(intent_id or ""),
         booking_id=str(metadata["booking_id"]) if metadata.get("booking_id") else None,
-        amount_minor=amount if isinstance(amount, int) else None,
+        amount_minor=amount if isinstance(amount, int) and not isinstance(amount, bool) else None,
         currency=str(obj["currency"]) if obj.get("currency") else None,
         failure_message=str(error.get("message") or ""),
+        # a charge refunded in part says "refunded": false (and the amount refunded so far)
+        partial_refund=event.type == "charge.refunded" and obj.get("refunded") is False,
     )
 
 
@@ -109,11 +125,15 @@ def _object(value: object) -> dict[str, Any]:
 
 
 def handle_event(deps: NamedDependency[Deps], payload: bytes, signature: str | None, secret: str) -> None:
-    """Verify, parse and apply one delivery."""
+    """Verify, parse and apply one delivery, and count what became of it."""
     verify(payload, signature, secret, deps.clock.now(), provider=deps.payments.provider_name)
     event = parse_event(payload)
-    if event is not None:
-        apply_payment_event(deps, event)
+    if event is None:
+        return
+    result = apply_payment_event(deps, event)
+    EVENTS.labels(type=event.type, outcome=result.delivery.value).inc()
+    if result.delivery is Delivery.MISMATCH:
+        log.warning("webhook: event %s (%s) does not match its booking's payment", event.id, event.type)
 
 
 class Received(msgspec.Struct):

@@ -1,0 +1,232 @@
+"""One event for one booking: the table's outcome, and everything that outcome changes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from booking_core.booking import Booking, BookingStatus, CancellationReason
+from booking_core.errors import AlreadyPaid, InvalidTransition
+from booking_core.lifecycle._effects import Change, CommissionAction
+from booking_core.lifecycle._table import PROVIDER_EVENTS, TABLE, Event, Fact, Outcome, Stage, When
+from booking_core.outbox import MailTemplate
+from booking_core.payments import Payment, PaymentStatus
+
+
+def _always_free() -> bool:
+    return True
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Circumstances:
+    """The facts of the moment an event is decided in.
+
+    ``time_free`` tells whether any other booking or closure takes the booking's time; it is asked
+    only when a payment reaches a lapsed hold whose start is still ahead (the caller holds the
+    resource's lock then, so the answer stands until the decision is stored).
+    """
+
+    now: datetime
+    deadline_hours: int = 0
+    timezone: str = "UTC"
+    time_free: Callable[[], bool] = _always_free
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CancelRequest:
+    """Why the owner cancels."""
+
+    reason: CancellationReason = CancellationReason.USER_REQUEST
+    notes: str = ""
+
+
+def stage_of(booking: Booking, now: datetime) -> Stage:
+    """The row of the table ``booking`` is in at ``now`` (a pending hold that lapsed is expired)."""
+    current = booking.as_of(now)
+    if current.status is BookingStatus.CANCELLED:
+        expired = current.cancellation_reason is CancellationReason.EXPIRED
+        return Stage.EXPIRED if expired else Stage.CANCELLED
+    return Stage(current.status.value)
+
+
+def decide(
+    booking: Booking,
+    event: Event,
+    at: Circumstances,
+    *,
+    payment: Payment | None = None,
+    cancel: CancelRequest | None = None,
+    failure: str = "",
+) -> Change:
+    """What ``event`` does to ``booking`` (and, for provider events, to ``payment``, which it is about).
+
+    For a cancel of a paid booking, ``payment`` is the payment it keeps (to be given back).
+    """
+    if event in PROVIDER_EVENTS:
+        if payment is None:
+            raise ValueError(f"a {event} event is about a payment")
+        if _already_known(event, payment):
+            return Change(outcomes=(Outcome.IGNORE,), booking=booking, payment=payment)
+        if event is Event.REFUND_REPORTED and not payment.taken:
+            # the success it refunds is still on its way: apply it first, so the order cannot matter
+            first = decide(booking, Event.PAYMENT_SUCCEEDED, at, payment=payment)
+            return first.then(decide(first.booking, event, at, payment=first.payment))
+    rule = TABLE[stage_of(booking, at.now)][event]
+    outcome = rule if isinstance(rule, Outcome) else _pick(rule, booking.as_of(at.now), payment, at)
+    return _apply(outcome, event, booking, payment, at, cancel or CancelRequest(), failure)
+
+
+def require_payable(booking: Booking, now: datetime) -> None:
+    """Raise unless a payment intent may be opened for ``booking``: it must be pending, its hold running."""
+    stage = stage_of(booking, now)
+    if stage is Stage.PAID:
+        raise AlreadyPaid("This booking has already been paid.")
+    if stage is Stage.EXPIRED:
+        raise InvalidTransition("The hold of this booking has expired (status 'cancelled'); book again.")
+    if stage is not Stage.PENDING:
+        raise InvalidTransition(f"Cannot pay a booking with status '{booking.status}'.")
+
+
+def _already_known(event: Event, payment: Payment) -> bool:
+    if event is Event.PAYMENT_SUCCEEDED:
+        return payment.taken  # a success after the refund does not move the payment back
+    if event is Event.PAYMENT_FAILED:
+        return not payment.is_open  # a failure after the success does not undo it
+    return payment.status is PaymentStatus.REFUNDED
+
+
+def _pick(rule: When, booking: Booking, payment: Payment | None, at: Circumstances) -> Outcome:
+    now = at.now
+    holds = {
+        Fact.BEFORE_DEADLINE: lambda: now < booking.cancellation_deadline(at.deadline_hours),
+        Fact.STARTED: lambda: now >= booking.start,
+        Fact.ENDED: lambda: now >= booking.end,
+        Fact.TIME_FREE: lambda: now < booking.start and at.time_free(),
+        Fact.PAYMENT_KEPT: lambda: payment is not None and payment.status is PaymentStatus.SUCCEEDED,
+        Fact.PAID_BEFORE: lambda: booking.paid_at is not None,
+    }
+    return rule.then if holds[rule.fact]() else rule.otherwise
+
+
+def _apply(
+    outcome: Outcome,
+    event: Event,
+    original: Booking,
+    payment: Payment | None,
+    at: Circumstances,
+    cancel: CancelRequest,
+    failure: str,
+) -> Change:
+    now, current = at.now, original.as_of(at.now)
+    unchanged = Change(outcomes=(outcome,), booking=original, payment=payment)
+    match outcome:
+        case Outcome.IGNORE:
+            return unchanged
+        case Outcome.REFUSE | Outcome.REFUSE_LATE:
+            return replace(unchanged, refusal=_refusal(outcome, event, current, at))
+        case Outcome.WITHDRAW:
+            withdrawn = current.withdraw(now, cancel.reason, cancel.notes)
+            refusal = (
+                "This booking is already cancelled (status 'cancelled'): its hold lapsed unpaid. "
+                "A payment that still arrives will be refunded."
+            )
+            return replace(unchanged, booking=withdrawn, refusal=refusal, keep_when_refused=True)
+        case Outcome.EXPIRE:
+            if original.status is not BookingStatus.PENDING:
+                return replace(unchanged, outcomes=(Outcome.IGNORE,))
+            return replace(unchanged, booking=current)
+        case Outcome.CONFIRM:
+            return replace(unchanged, booking=current.confirm(now))
+        case Outcome.NO_SHOW:
+            return replace(unchanged, booking=current.mark_no_show(now))
+        case Outcome.COMPLETE:
+            return replace(unchanged, booking=current.complete(now))
+        case Outcome.CANCEL:
+            cancelled = current.cancel(now, cancel.reason, cancel.notes)
+            return replace(unchanged, booking=cancelled, notices=(MailTemplate.BOOKING_CANCELLED_USER,))
+        case Outcome.CANCEL_AND_REFUND:
+            cancelled = current.cancel(now, cancel.reason, cancel.notes)
+            giving_back = payment is not None and payment.status is PaymentStatus.SUCCEEDED
+            return replace(
+                unchanged,
+                booking=cancelled,
+                payment=_moved(payment, PaymentStatus.REFUND_PENDING, now) if giving_back else payment,
+                refund=giving_back,
+                commission=(CommissionAction.REVERSE,),
+                notices=(MailTemplate.BOOKING_CANCELLED_USER,),
+            )
+    return _apply_payment(outcome, unchanged, current, _required(payment), now, failure)
+
+
+def _apply_payment(
+    outcome: Outcome, unchanged: Change, current: Booking, payment: Payment, now: datetime, failure: str
+) -> Change:
+    match outcome:
+        case Outcome.RECORD_FAILURE:
+            failed = replace(payment, status=PaymentStatus.FAILED, failure_message=failure)
+            return replace(unchanged, payment=failed)
+        case Outcome.BOOK:
+            return replace(
+                unchanged,
+                booking=current.mark_paid(now),
+                payment=_moved(payment, PaymentStatus.SUCCEEDED, now),
+                commission=(CommissionAction.EARN,),
+                notices=(MailTemplate.BOOKING_PAID_USER, MailTemplate.BOOKING_PAID_OPERATOR),
+            )
+        case Outcome.KEEP_PAYMENT:
+            return replace(
+                unchanged,
+                booking=current.keep_payment(now),
+                payment=_moved(payment, PaymentStatus.SUCCEEDED, now),
+                commission=(CommissionAction.EARN,),
+            )
+        case Outcome.REFUND:
+            # a lapsed hold is stored as expired on the way (its time went to someone else)
+            moved = _moved(payment, PaymentStatus.REFUND_PENDING, now)
+            return replace(unchanged, booking=current, payment=moved, refund=True)
+        case Outcome.MARK_REFUNDED:
+            return replace(
+                unchanged,
+                booking=current.mark_refunded(now),
+                payment=_moved(payment, PaymentStatus.REFUNDED, now),
+                settles_refund=True,
+                commission=(CommissionAction.REVERSE,),
+                notices=(MailTemplate.BOOKING_REFUNDED_USER,),
+            )
+        case Outcome.RECORD_REFUND:
+            moved = _moved(payment, PaymentStatus.REFUNDED, now)
+            return replace(unchanged, payment=moved, settles_refund=True)
+    raise AssertionError(f"no transition for {outcome!r}")  # pragma: no cover - the table is total
+
+
+def _moved(payment: Payment | None, status: PaymentStatus, now: datetime) -> Payment:
+    payment = _required(payment)
+    refunded_at = now if status is PaymentStatus.REFUNDED else payment.refunded_at
+    return replace(payment, status=status, paid_at=payment.paid_at or now, refunded_at=refunded_at)
+
+
+def _required(payment: Payment | None) -> Payment:
+    if payment is None:
+        raise ValueError("this outcome changes a payment, and none was given")
+    return payment
+
+
+_VERBS = {Event.CANCEL: "cancel", Event.CONFIRM: "confirm", Event.NO_SHOW: "no-show"}
+
+
+def _refusal(outcome: Outcome, event: Event, booking: Booking, at: Circumstances) -> str:
+    if outcome is Outcome.REFUSE_LATE and event is Event.CANCEL:
+        deadline = _local(booking.cancellation_deadline(at.deadline_hours), at.timezone)
+        limit = f"{at.deadline_hours} hours before its start" if at.deadline_hours else "at its start"
+        return f"This booking can no longer be cancelled: cancellation closed at {deadline} ({limit})."
+    if outcome is Outcome.REFUSE_LATE:
+        return f"Cannot {_VERBS[event]} a booking before it starts ({_local(booking.start, at.timezone)})."
+    if event is Event.CONFIRM and booking.cancellation_reason is CancellationReason.EXPIRED:
+        return "The hold of this booking has expired (status 'cancelled'); it cannot be confirmed."
+    return f"Cannot {_VERBS[event]} a booking with status '{booking.status}'."
+
+
+def _local(instant: datetime, timezone: str) -> str:
+    return instant.astimezone(ZoneInfo(timezone)).isoformat()

@@ -1,0 +1,185 @@
+"""The booking's state machine as one table: for every stage and every event, what happens.
+
+Rows are the stages a booking can be in (its status, with a lapsed hold told apart from a
+cancellation); columns are the events that may reach it. A cell is an :class:`Outcome`, or a
+:class:`When` that picks one of two by a fact of the moment. ``booking_core.lifecycle.decide`` reads
+the table; nothing else decides a transition.
+
+Concurrent events commute (the final state depends on which arrived, not in which order), with two
+exceptions that the contract makes a matter of arrival: after a booking's end, the completion sweep
+and an operator's no-show (``completed`` is final), and an operator's command on a booking still
+pending after its start because its hold outlasts the start (the payment may come first, or not).
+
+Provider events are about one payment; one that reports what that payment already records (a second
+success, a failure after the success, a success after the refund) changes nothing before the table is
+consulted, and a refund reported before its success is applied as the success followed by the refund.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+class Event(enum.StrEnum):
+    """What may happen to a booking."""
+
+    PAYMENT_SUCCEEDED = "payment succeeded"
+    PAYMENT_FAILED = "payment failed"
+    REFUND_REPORTED = "refund reported"
+    CANCEL = "cancel"
+    HOLD_EXPIRY = "hold expiry"
+    CONFIRM = "operator confirm"
+    NO_SHOW = "operator no-show"
+    COMPLETE = "completion sweep"
+
+
+#: Events the payment provider reports (each about one payment of the booking).
+PROVIDER_EVENTS = frozenset({Event.PAYMENT_SUCCEEDED, Event.PAYMENT_FAILED, Event.REFUND_REPORTED})
+
+
+class Stage(enum.StrEnum):
+    """A row of the table: the booking's status, a lapsed hold told apart from a cancellation."""
+
+    PENDING = "pending"
+    CONFIRMED = "confirmed"
+    PAID = "paid"
+    EXPIRED = "cancelled: hold lapsed"
+    CANCELLED = "cancelled"
+    COMPLETED = "completed"
+    NO_SHOW = "no_show"
+    REFUNDED = "refunded"
+
+
+class Outcome(enum.StrEnum):
+    """What an event does in a stage."""
+
+    IGNORE = "nothing changes"
+    REFUSE = "refused, naming the status"
+    REFUSE_LATE = "refused, naming the time limit"
+    WITHDRAW = "refused (cancelled already), the owner's reason recorded"
+    RECORD_FAILURE = "payment failed; booking unchanged"
+    BOOK = "paid"
+    KEEP_PAYMENT = "payment kept; status unchanged"
+    REFUND = "payment given back; booking unchanged"
+    CANCEL = "cancelled"
+    CANCEL_AND_REFUND = "cancelled; payment given back"
+    EXPIRE = "cancelled: expired"
+    CONFIRM = "confirmed"
+    NO_SHOW = "no_show"
+    COMPLETE = "completed"
+    MARK_REFUNDED = "refunded"
+    RECORD_REFUND = "payment refunded; booking unchanged"
+
+
+class Fact(enum.StrEnum):
+    """A condition of the moment that a cell may depend on."""
+
+    BEFORE_DEADLINE = "before the cancellation deadline"
+    STARTED = "the booking has started"
+    ENDED = "the booking has ended"
+    TIME_FREE = "its time is ahead and free"
+    PAYMENT_KEPT = "it is the payment the booking keeps"
+    PAID_BEFORE = "the booking holds another payment"
+
+
+@dataclass(frozen=True, slots=True)
+class When:
+    """``then`` when ``fact`` holds, else ``otherwise``."""
+
+    fact: Fact
+    then: Outcome
+    otherwise: Outcome
+
+
+Rule = Outcome | When
+
+_CANCEL = When(Fact.BEFORE_DEADLINE, Outcome.CANCEL, Outcome.REFUSE_LATE)
+_NO_SHOW = When(Fact.STARTED, Outcome.NO_SHOW, Outcome.REFUSE_LATE)
+_COMPLETE = When(Fact.ENDED, Outcome.COMPLETE, Outcome.IGNORE)
+_REFUND_OF_KEPT = When(Fact.PAYMENT_KEPT, Outcome.MARK_REFUNDED, Outcome.RECORD_REFUND)
+_LATE_PAYMENT = When(Fact.PAID_BEFORE, Outcome.REFUND, Outcome.KEEP_PAYMENT)
+
+TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
+    Stage.PENDING: {
+        Event.PAYMENT_SUCCEEDED: Outcome.BOOK,
+        Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
+        Event.REFUND_REPORTED: Outcome.MARK_REFUNDED,
+        Event.CANCEL: _CANCEL,
+        Event.HOLD_EXPIRY: Outcome.IGNORE,
+        Event.CONFIRM: Outcome.CONFIRM,
+        Event.NO_SHOW: Outcome.REFUSE,
+        Event.COMPLETE: Outcome.IGNORE,
+    },
+    Stage.CONFIRMED: {
+        Event.PAYMENT_SUCCEEDED: Outcome.BOOK,
+        Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
+        Event.REFUND_REPORTED: Outcome.MARK_REFUNDED,
+        Event.CANCEL: _CANCEL,
+        Event.HOLD_EXPIRY: Outcome.IGNORE,
+        Event.CONFIRM: Outcome.REFUSE,
+        Event.NO_SHOW: _NO_SHOW,
+        Event.COMPLETE: _COMPLETE,
+    },
+    Stage.PAID: {
+        Event.PAYMENT_SUCCEEDED: Outcome.REFUND,  # a second payment: the booking is paid already
+        Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
+        Event.REFUND_REPORTED: _REFUND_OF_KEPT,
+        Event.CANCEL: When(Fact.BEFORE_DEADLINE, Outcome.CANCEL_AND_REFUND, Outcome.REFUSE_LATE),
+        Event.HOLD_EXPIRY: Outcome.IGNORE,
+        Event.CONFIRM: Outcome.REFUSE,
+        Event.NO_SHOW: _NO_SHOW,
+        Event.COMPLETE: _COMPLETE,
+    },
+    Stage.EXPIRED: {
+        Event.PAYMENT_SUCCEEDED: When(Fact.TIME_FREE, Outcome.BOOK, Outcome.REFUND),
+        Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
+        Event.REFUND_REPORTED: Outcome.MARK_REFUNDED,
+        Event.CANCEL: When(Fact.BEFORE_DEADLINE, Outcome.WITHDRAW, Outcome.REFUSE_LATE),
+        Event.HOLD_EXPIRY: Outcome.EXPIRE,
+        Event.CONFIRM: Outcome.REFUSE,
+        Event.NO_SHOW: Outcome.REFUSE,
+        Event.COMPLETE: Outcome.IGNORE,
+    },
+    Stage.CANCELLED: {
+        Event.PAYMENT_SUCCEEDED: Outcome.REFUND,
+        Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
+        Event.REFUND_REPORTED: Outcome.MARK_REFUNDED,
+        Event.CANCEL: Outcome.REFUSE,
+        Event.HOLD_EXPIRY: Outcome.IGNORE,
+        Event.CONFIRM: Outcome.REFUSE,
+        Event.NO_SHOW: Outcome.REFUSE,
+        Event.COMPLETE: Outcome.IGNORE,
+    },
+    Stage.COMPLETED: {
+        Event.PAYMENT_SUCCEEDED: _LATE_PAYMENT,
+        Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
+        Event.REFUND_REPORTED: _REFUND_OF_KEPT,
+        Event.CANCEL: Outcome.REFUSE,
+        Event.HOLD_EXPIRY: Outcome.IGNORE,
+        Event.CONFIRM: Outcome.REFUSE,
+        Event.NO_SHOW: Outcome.REFUSE,  # completed is final (contract): first come, first served
+        Event.COMPLETE: Outcome.IGNORE,
+    },
+    Stage.NO_SHOW: {
+        Event.PAYMENT_SUCCEEDED: _LATE_PAYMENT,
+        Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
+        Event.REFUND_REPORTED: _REFUND_OF_KEPT,
+        Event.CANCEL: Outcome.REFUSE,
+        Event.HOLD_EXPIRY: Outcome.IGNORE,
+        Event.CONFIRM: Outcome.REFUSE,
+        Event.NO_SHOW: Outcome.REFUSE,
+        Event.COMPLETE: Outcome.IGNORE,
+    },
+    Stage.REFUNDED: {
+        Event.PAYMENT_SUCCEEDED: Outcome.REFUND,  # another payment: the booking's money went back already
+        Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
+        Event.REFUND_REPORTED: Outcome.RECORD_REFUND,
+        Event.CANCEL: Outcome.REFUSE,
+        Event.HOLD_EXPIRY: Outcome.IGNORE,
+        Event.CONFIRM: Outcome.REFUSE,
+        Event.NO_SHOW: Outcome.REFUSE,
+        Event.COMPLETE: Outcome.IGNORE,
+    },
+}

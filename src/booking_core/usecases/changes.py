@@ -1,0 +1,126 @@
+"""Applying one event to one booking: lock it, decide with the state machine, store what follows.
+
+Every path that changes a booking or its payment goes through here: the owner's cancel, the
+provider's events, the worker's hold expiry and completion sweeps, the operator's commands. The
+booking is re-read under its lock (:meth:`~booking_core.ports.Bookings.lock_for_change`) in the
+transaction that stores the change, so concurrent events are applied one after another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+
+from booking_core.booking import Booking
+from booking_core.commission import Commission, CommissionStatus, commission_amount, commission_month
+from booking_core.errors import InvalidTransition, NotFound
+from booking_core.lifecycle import Change, Circumstances, CommissionAction, Event, decide
+from booking_core.payments import Payment, PaymentStatus, RefundRequest, refund_key
+from booking_core.ports import OutboxMessage, UnitOfWork
+from booking_core.usecases.deps import Deps
+from booking_core.usecases.refunds import send_refunds
+from booking_core.usecases.retry import retried
+
+
+def circumstances(
+    uow: UnitOfWork, booking: Booking, now: datetime, *, time_free: Callable[[], bool] | None = None
+) -> Circumstances:
+    """The facts the state machine needs about ``booking``'s resource at ``now``."""
+    resource = uow.resources.get(booking.resource_id)
+    if resource is None:  # the catalog never deletes resources that have bookings
+        raise NotFound("Resource not found.")
+    found = Circumstances(
+        now=now, deadline_hours=resource.cancellation_deadline_hours, timezone=resource.venue.timezone
+    )
+    return found if time_free is None else replace(found, time_free=time_free)
+
+
+def store_change(
+    deps: Deps, uow: UnitOfWork, before: Booking, paid_with: Payment | None, change: Change
+) -> list[RefundRequest]:
+    """Store ``change`` of ``before`` (and of its payment ``paid_with``) in the caller's unit of work:
+    booking, payment, commission, notices and refund request. Returns the refund requests added,
+    for the caller to send once the unit of work has committed."""
+    now = deps.clock.now()
+    if change.booking != before:
+        uow.bookings.save(change.booking)
+    if change.payment is not None and change.payment != paid_with:
+        uow.payments.save(change.payment)
+    for action in change.commission:
+        _commission(deps, uow, change.booking, action, now)
+    for template in change.notices:  # one row per recipient, written by the transition that owns it
+        uow.outbox.add(OutboxMessage.email(template, change.booking.id, id=deps.ids.new_id(), now=now))
+    added: list[RefundRequest] = []
+    if change.payment is not None and change.refund:
+        request = RefundRequest(
+            payment_id=change.payment.id,
+            booking_id=change.booking.id,
+            payment_intent_id=change.payment.payment_intent_id,
+            idempotency_key=refund_key(change.payment),
+            requested_at=now,
+            next_attempt_at=now,
+        )
+        if uow.refunds.add(request):
+            added.append(request)
+    if change.payment is not None and change.settles_refund:
+        uow.refunds.accepted(change.payment.id, None, now)
+    return added
+
+
+def _commission(
+    deps: Deps, uow: UnitOfWork, booking: Booking, action: CommissionAction, now: datetime
+) -> None:
+    if booking.client_id is None:
+        return
+    existing = uow.commissions.for_booking(booking.id)
+    if action is CommissionAction.REVERSE:
+        if existing is not None and existing.status is CommissionStatus.OPEN:
+            uow.commissions.save(existing.reverse())
+        return
+    client = uow.clients.get(booking.client_id)
+    resource = uow.resources.get(booking.resource_id)
+    if existing is not None or client is None or resource is None:
+        return
+    uow.commissions.add(
+        Commission(
+            id=deps.ids.new_id(),
+            booking_id=booking.id,
+            reference_code=booking.reference_code,
+            client_id=client.id,
+            base_amount=booking.total_price,
+            commission_percent=client.commission_percent,
+            amount=commission_amount(booking.total_price, client.commission_percent),
+            currency=booking.currency,
+            month=commission_month(booking.paid_at or now, resource.venue.timezone),
+            created_at=now,
+        )
+    )
+
+
+def kept_payment(uow: UnitOfWork, booking_id: str) -> Payment | None:
+    """The payment whose money the booking keeps (the one to give back when it is cancelled)."""
+    kept = [p for p in uow.payments.for_booking(booking_id) if p.status is PaymentStatus.SUCCEEDED]
+    return kept[-1] if kept else None
+
+
+@retried
+def apply_event(deps: Deps, booking_id: str, event: Event) -> Change:
+    """Apply a payment-free ``event`` (operator command, sweep) to one booking in its own transaction.
+
+    Raises:
+        NotFound: no such booking.
+        InvalidTransition: the state machine refuses ``event`` now (the message names the status).
+    """
+    now = deps.clock.now()
+    with deps.uow() as uow:
+        booking = uow.bookings.lock_for_change(booking_id)
+        if booking is None:
+            raise NotFound(f"Booking {booking_id} not found.")
+        change = decide(booking, event, circumstances(uow, booking, now))
+        if change.refusal is not None:
+            raise InvalidTransition(change.refusal)
+        refunds = store_change(deps, uow, booking, None, change) if change.changes_anything else []
+        uow.commit()
+    send_refunds(deps, refunds)
+    return change

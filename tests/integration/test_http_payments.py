@@ -1,0 +1,220 @@
+"""The payment path over HTTP on both databases, one request at a time, with a provider the test controls.
+
+Races across processes are in ``test_http_payment_races``; this module covers what a single request
+decides: refunds that the provider refuses at first, intents the provider cancelled, provider outages,
+payments that reach lapsed holds, mismatched events and their metric, and refusal messages.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from prometheus_client import REGISTRY
+
+from booking_core.errors import InvalidTransition
+from booking_core.memory import SandboxPayments
+from booking_core.usecases import operator
+from entrypoints.bootstrap import Services
+from entrypoints.worker import run_once
+from tests.integration.http_fixtures import (
+    ANNA,
+    BEN,
+    BOOKINGS,
+    Api,
+    auth,
+    book,
+    clone_postgres,
+    database_url,
+    post_event,
+    postgres_template,
+    sqlite_template,
+    start,
+)
+from tests.support.ledger import assert_consistent, read
+
+__all__ = ["clone_postgres", "database_url", "postgres_template", "sqlite_template"]
+
+MORNING = ("2026-06-02T10:00:00+02:00", "2026-06-02T11:00:00+02:00")
+
+
+@pytest.fixture
+def provider() -> SandboxPayments:
+    return SandboxPayments()
+
+
+@pytest.fixture
+def app(database_url: str, provider: SandboxPayments) -> Iterator[Api]:
+    """The app with a payment provider the test can break, cancel intents of, and read."""
+
+    def with_provider(services: Services) -> Services:
+        return replace(services, deps=replace(services.deps, payments=provider))
+
+    yield from start(database_url, customize=with_provider)
+
+
+def intent(api: Api, booking_id: str, token: str = ANNA) -> Any:
+    return api.client.post(f"{BOOKINGS}{booking_id}/create-payment-intent/", headers=auth(token))
+
+
+def event(api: Api, kind: str, booking_id: str, intent_id: str, **changes: Any) -> Any:
+    obj: dict[str, Any] = {"amount": 2000, "currency": "eur", "metadata": {"booking_id": booking_id}}
+    if kind == "charge.refunded":
+        obj |= {"id": f"ch_{secrets.token_hex(4)}", "payment_intent": intent_id, "refunded": True}
+    else:
+        obj["id"] = intent_id
+    answer = post_event(
+        api, {"id": f"evt_{secrets.token_hex(8)}", "type": kind, "data": {"object": obj | changes}}
+    )
+    assert answer.status_code == 200, answer.text
+    return answer
+
+
+def detail(api: Api, booking_id: str, token: str = ANNA) -> Any:
+    return api.client.get(f"{BOOKINGS}{booking_id}/", headers=auth(token)).json()
+
+
+def templates(api: Api, booking_id: str) -> list[str]:
+    story = read(api.services.settings.database_url, [booking_id])[booking_id]
+    return sorted(story.notices.elements())
+
+
+def test_a_refund_the_provider_refuses_is_sent_again_by_the_worker(
+    app: Api, provider: SandboxPayments
+) -> None:
+    created = book(app, ANNA, "Court 1", *MORNING)
+    pi = intent(app, created["id"]).json()["payment_intent_id"]
+    event(app, "payment_intent.succeeded", created["id"], pi)
+    provider.fail_refunds = True
+    cancelled = app.client.post(f"{BOOKINGS}{created['id']}/cancel/", headers=auth(ANNA))
+    assert cancelled.status_code == 200
+    assert cancelled.json()["status"] == "cancelled"
+    assert (provider.refund_calls, provider.refunds) == (1, [])
+    assert detail(app, created["id"])["payment"]["status"] == "refund_pending"
+    assert run_once(app.services).refunds == 0  # not due yet: the next attempt waits a little
+    provider.fail_refunds = False
+    app.clock.advance(minutes=1)
+    assert run_once(app.services).refunds == 1
+    assert run_once(app.services).refunds == 0  # accepted: never sent again
+    assert provider.refunds == [pi]
+    event(app, "charge.refunded", created["id"], pi)
+    shown = detail(app, created["id"])
+    assert (shown["status"], shown["payment"]["status"]) == ("refunded", "refunded")
+    assert templates(app, created["id"]) == [
+        "booking_cancelled_user",
+        "booking_paid_operator",
+        "booking_paid_user",
+        "booking_refunded_user",
+    ]
+    assert_consistent(read(app.services.settings.database_url))
+
+
+def test_provider_failure_answers_500_changes_nothing_and_a_retry_works(
+    app: Api, provider: SandboxPayments
+) -> None:
+    created = book(app, ANNA, "Court 1", *MORNING)
+    provider.fail = True
+    failed = intent(app, created["id"])
+    assert failed.status_code == 500
+    assert set(failed.json()) == {"error"}
+    assert detail(app, created["id"])["payment"] is None
+    assert detail(app, created["id"])["status"] == "pending"
+    provider.fail = False
+    assert intent(app, created["id"]).status_code == 200
+
+
+def test_an_intent_the_provider_cancelled_is_replaced(app: Api, provider: SandboxPayments) -> None:
+    created = book(app, ANNA, "Court 1", *MORNING)
+    first = intent(app, created["id"]).json()["payment_intent_id"]
+    assert intent(app, created["id"]).json()["payment_intent_id"] == first  # still open: reused
+    provider.cancel_intent(first)
+    second = intent(app, created["id"]).json()["payment_intent_id"]
+    assert second != first
+    assert detail(app, created["id"])["payment"]["payment_intent_id"] == second
+    story = read(app.services.settings.database_url, [created["id"]])[created["id"]]
+    assert sorted(story.payments.values()) == ["canceled", "requires_payment"]
+
+
+def test_a_late_payment_books_a_lapsed_hold_whose_time_is_free_and_refunds_a_taken_one(
+    app: Api, provider: SandboxPayments
+) -> None:
+    free = book(app, ANNA, "Court 1", "2026-06-02T13:00:00+02:00", "2026-06-02T14:00:00+02:00")
+    taken = book(app, ANNA, "Court 1", *MORNING)
+    intents = {b["id"]: intent(app, b["id"]).json()["payment_intent_id"] for b in (free, taken)}
+    app.clock.advance(minutes=16)
+    book(app, BEN, "Court 1", *MORNING)  # the lapsed hold's time goes to Ben
+    for booking_id, pi in intents.items():
+        event(app, "payment_intent.succeeded", booking_id, pi)
+    assert (detail(app, free["id"])["status"], detail(app, free["id"])["cancelled_at"]) == ("paid", None)
+    shown = detail(app, taken["id"])
+    assert (shown["status"], shown["payment"]["status"]) == ("cancelled", "refund_pending")
+    assert provider.refunds == [intents[taken["id"]]]
+    assert_consistent(read(app.services.settings.database_url))
+
+
+def test_cancelling_a_lapsed_hold_is_refused_and_its_late_payment_refunded(
+    app: Api, provider: SandboxPayments
+) -> None:
+    created = book(app, ANNA, "Court 1", *MORNING)
+    pi = intent(app, created["id"]).json()["payment_intent_id"]
+    app.clock.advance(minutes=16)
+    refused = app.client.post(f"{BOOKINGS}{created['id']}/cancel/", headers=auth(ANNA))
+    assert refused.status_code == 400
+    assert "status 'cancelled'" in refused.json()["error"]
+    event(app, "payment_intent.succeeded", created["id"], pi)
+    assert detail(app, created["id"])["payment"]["status"] == "refund_pending"
+    assert provider.refunds == [pi]
+
+
+def test_mismatched_events_change_nothing_and_are_counted(app: Api) -> None:
+    created = book(app, ANNA, "Court 1", *MORNING)
+    pi = intent(app, created["id"]).json()["payment_intent_id"]
+    labels = {"type": "payment_intent.succeeded", "outcome": "mismatch"}
+    before = REGISTRY.get_sample_value("booking_payment_events_total", labels) or 0
+    event(app, "payment_intent.succeeded", created["id"], pi, currency="usd")
+    event(app, "payment_intent.succeeded", created["id"], pi, amount=1)
+    event(app, "payment_intent.succeeded", created["id"], "pi_not_this_bookings")
+    assert REGISTRY.get_sample_value("booking_payment_events_total", labels) == before + 3
+    assert detail(app, created["id"])["status"] == "pending"
+    metrics = app.client.get("/metrics").text
+    assert 'booking_payment_events_total{outcome="mismatch",type="payment_intent.succeeded"}' in metrics
+
+
+def test_a_cancel_inside_the_deadline_names_the_deadline(app: Api) -> None:
+    # Padel A: cancellation closes 24 hours before the start (New York time)
+    created = book(app, ANNA, "Padel A", "2026-06-01T10:00:00-04:00", "2026-06-01T11:00:00-04:00")
+    refused = app.client.post(f"{BOOKINGS}{created['id']}/cancel/", headers=auth(ANNA))
+    assert refused.status_code == 400
+    assert refused.json() == {
+        "error": "This booking can no longer be cancelled: cancellation closed at "
+        "2026-05-31T10:00:00-04:00 (24 hours before its start)."
+    }
+
+
+def test_operator_commands_follow_the_state_machine(app: Api) -> None:
+    created = book(app, ANNA, "Court 1", *MORNING)
+    deps = app.services.deps
+    assert operator.confirm_booking(deps, created["reference_code"]).status.value == "confirmed"
+    with pytest.raises(InvalidTransition, match="Cannot confirm a booking with status 'confirmed'"):
+        operator.confirm_booking(deps, created["reference_code"])
+    with pytest.raises(InvalidTransition, match="before it starts"):
+        operator.mark_no_show(deps, created["reference_code"])
+    app.clock.advance(days=1, hours=2, minutes=30)  # 10:30 on the day: started
+    assert operator.mark_no_show(deps, created["reference_code"]).status.value == "no_show"
+    app.clock.advance(hours=1)
+    assert operator.complete_past_bookings(deps) == 0
+
+
+def test_a_late_payment_expires_the_lapsed_hold_in_its_way_and_books_its_time(app: Api) -> None:
+    first = book(app, ANNA, "Court 1", *MORNING)
+    pi = intent(app, first["id"]).json()["payment_intent_id"]
+    app.clock.advance(minutes=16)
+    second = book(app, BEN, "Court 1", *MORNING)  # Anna's hold lapsed: Ben takes the time ...
+    app.clock.advance(minutes=16)  # ... and lets his hold lapse too, before anyone sweeps it
+    event(app, "payment_intent.succeeded", first["id"], pi)
+    assert detail(app, first["id"])["status"] == "paid"
+    assert detail(app, second["id"], BEN)["status"] == "cancelled"
+    assert_consistent(read(app.services.settings.database_url))

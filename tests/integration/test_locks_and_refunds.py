@@ -1,0 +1,224 @@
+"""The storage's side of "one change of a booking at a time": the booking lock, refund requests,
+conflicts that are retried, and errors that never name the database's internals."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+from datetime import timedelta
+from decimal import Decimal
+from types import SimpleNamespace
+
+import pytest
+from sqlalchemy.exc import IntegrityError, OperationalError
+
+from adapters.sqla.errors import translate
+from booking_core.booking import BookingStatus
+from booking_core.errors import BadRequest, TransientConflict
+from booking_core.payments import Payment, RefundRequest
+from booking_core.usecases.retry import retried
+from tests.integration.test_repositories import (
+    Backend,
+    backend,
+    db_backend,
+    db_world,
+    world,
+)
+from tests.support.bookings import NOW
+from tests.support.bookings import add_bookings as _add
+from tests.support.bookings import make_booking as _booking
+
+__all__ = ["backend", "db_backend", "db_world", "world"]
+
+
+def test_lock_for_change_waits_for_the_holder_and_reads_what_it_stored(db_world: Backend) -> None:
+    booking = _booking("10:00", "11:00", status=BookingStatus.PENDING)
+    _add(db_world, booking)
+    held, seen = threading.Event(), []
+
+    def holder() -> None:
+        with db_world.uow() as uow:
+            locked = uow.bookings.lock_for_change(booking.id)
+            assert locked is not None
+            held.set()
+            time.sleep(0.4)
+            uow.bookings.save(locked.cancel(NOW))
+            uow.commit()
+
+    def waiter() -> None:
+        held.wait()
+        began = time.monotonic()
+        with db_world.uow() as uow:
+            uow.bookings.get(booking.id)  # read before the lock: the lock must read again anyway
+            locked = uow.bookings.lock_for_change(booking.id)
+            seen.append((locked.status if locked else None, time.monotonic() - began))
+
+    threads = [threading.Thread(target=holder), threading.Thread(target=waiter)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    status, waited = seen[0]
+    assert status is BookingStatus.CANCELLED
+    assert waited >= 0.2
+
+
+def test_resource_first_waits_for_the_resource_lock(db_world: Backend) -> None:
+    if db_world.name == "sqlite":
+        pytest.skip("SQLite: BEGIN IMMEDIATE already serializes every writer")
+    booking = _booking("10:00", "11:00", status=BookingStatus.PENDING)
+    _add(db_world, booking)
+    held, waited = threading.Event(), {}
+
+    def holder() -> None:
+        with db_world.uow() as uow:
+            uow.resources.lock(booking.resource_id)  # as booking creation does
+            held.set()
+            time.sleep(0.4)
+
+    def locker(resource_first: bool) -> None:
+        held.wait()
+        began = time.monotonic()
+        with db_world.uow() as uow:
+            uow.bookings.lock_for_change(booking.id, resource_first=resource_first)
+            waited[resource_first] = time.monotonic() - began
+
+    threads = [threading.Thread(target=holder)] + [
+        threading.Thread(target=locker, args=(first,)) for first in (True, False)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert waited[True] >= 0.2
+    assert waited[False] < 0.2
+
+
+def test_a_deadlock_is_retried_until_both_succeed(db_world: Backend) -> None:
+    if db_world.name == "sqlite":
+        pytest.skip("SQLite: BEGIN IMMEDIATE serializes writers, so they cannot deadlock")
+    one, two = _booking("10:00", "11:00"), _booking("12:00", "13:00")
+    _add(db_world, one, two)
+    both_hold_one = threading.Barrier(2)
+    attempts: list[str] = []
+
+    def crossing(first: str, second: str) -> None:
+        with db_world.uow() as uow:
+            attempts.append(first)
+            uow.bookings.lock_for_change(first)
+            if len(attempts) <= 2:  # the first round: each holds one lock, then asks for the other's
+                both_hold_one.wait(timeout=10)
+            uow.bookings.lock_for_change(second)
+            uow.commit()
+
+    with pytest.raises(TransientConflict):  # unretried, the database aborts one of them
+        _race(crossing, one.id, two.id)
+    attempts.clear()
+    both_hold_one.reset()
+    _race(retried(crossing), one.id, two.id)
+    assert len(attempts) >= 3
+
+
+def _race(crossing: object, a: str, b: str) -> None:
+    errors: list[BaseException] = []
+
+    def run(first: str, second: str) -> None:
+        try:
+            crossing(first, second)  # type: ignore[operator]
+        except BaseException as error:  # reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=pair) for pair in ((a, b), (b, a))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+
+
+def _payment(booking_id: str, payment_id: str = "p-1") -> Payment:
+    return Payment(
+        id=payment_id,
+        booking_id=booking_id,
+        provider="sandbox",
+        payment_intent_id=f"pi_{payment_id}",
+        client_secret="secret",
+        amount=Decimal("40.00"),
+        currency="EUR",
+        created_at=NOW,
+    )
+
+
+def test_refund_requests_one_per_payment_claimed_once_sent_again_until_accepted(world: Backend) -> None:
+    booking = _booking("10:00", "11:00")
+    _add(world, booking)
+    request = RefundRequest(
+        payment_id="p-1",
+        booking_id=booking.id,
+        payment_intent_id="pi_p-1",
+        idempotency_key="k",
+        requested_at=NOW,
+        next_attempt_at=NOW,
+    )
+    with world.uow() as uow:
+        uow.payments.add(_payment(booking.id))
+        assert uow.refunds.add(request) is True
+        assert uow.refunds.add(replace(request, idempotency_key="other")) is False
+        uow.commit()
+    lease = NOW + timedelta(minutes=2)
+    with world.uow() as uow:
+        assert uow.refunds.due(NOW) == [request]
+        assert uow.refunds.claim("p-1", NOW, lease) is True
+        assert uow.refunds.claim("p-1", NOW, lease) is False  # taken: nobody else sends it now
+        uow.commit()
+    with world.uow() as uow:
+        assert uow.refunds.due(NOW) == []
+        uow.refunds.failed("p-1", "provider down", NOW + timedelta(seconds=30))
+        uow.commit()
+    with world.uow() as uow:
+        assert uow.refunds.get("p-1") == replace(
+            request, attempts=1, last_error="provider down", next_attempt_at=NOW + timedelta(seconds=30)
+        )
+        assert [r.payment_id for r in uow.refunds.due(NOW + timedelta(minutes=1))] == ["p-1"]
+        uow.refunds.accepted("p-1", "re_1", NOW + timedelta(minutes=1))
+        uow.refunds.accepted("p-1", None, NOW + timedelta(minutes=2))  # a later report changes nothing
+        uow.commit()
+    with world.uow() as uow:
+        found = uow.refunds.get("p-1")
+        assert found is not None
+        assert (found.accepted_at, found.provider_refund_id) == (NOW + timedelta(minutes=1), "re_1")
+        assert uow.refunds.due(NOW + timedelta(days=1)) == []
+        assert uow.refunds.claim("p-1", NOW + timedelta(days=1), lease) is False
+
+
+def test_a_constraint_violation_names_no_constraint_or_column(db_world: Backend) -> None:
+    booking = _booking("10:00", "11:00")
+    _add(db_world, booking)
+    with db_world.uow() as uow:
+        uow.payments.add(_payment(booking.id))
+        uow.commit()
+    with db_world.uow() as uow, pytest.raises(BadRequest) as refused:
+        uow.payments.add(replace(_payment(booking.id), id="p-2"))  # the same intent id
+    assert "payment" not in refused.value.message
+    assert "uq_" not in refused.value.message
+
+
+def test_deadlocks_serialization_failures_and_a_busy_sqlite_are_transient() -> None:
+    def orig(**attributes: object) -> Exception:
+        error = Exception("database says no")
+        error.__dict__.update(attributes)
+        return error
+
+    for sqlstate in ("40P01", "40001"):
+        assert isinstance(translate(OperationalError("x", {}, orig(sqlstate=sqlstate))), TransientConflict)
+    busy = orig(sqlite_errorcode=5)
+    assert isinstance(translate(OperationalError("x", {}, busy)), TransientConflict)
+    named = orig(sqlstate="23505", diag=SimpleNamespace(constraint_name="uq_payments_payment_intent_id"))
+    refused = translate(IntegrityError("x", {}, named))
+    assert isinstance(refused, BadRequest)
+    assert "uq_" not in refused.message
+    gone = translate(OperationalError("x", {}, orig(sqlstate="08006")))
+    assert gone is not None
+    assert not isinstance(gone, TransientConflict)

@@ -1,0 +1,128 @@
+"""What the database holds about bookings, and the check that every race test ends with: it all agrees.
+
+For each booking, its status, its payments' statuses, its refund requests, its commission and its
+outbox rows must tell one story; and no two bookings that block time overlap.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import text
+
+from adapters.sqla import make_engine
+
+TAKEN = {"succeeded", "refund_pending", "refunded"}
+BLOCKING = {"pending", "confirmed", "paid"}
+
+
+@dataclass
+class Story:
+    """Everything stored about one booking."""
+
+    booking: dict[str, Any]
+    payments: dict[str, str] = field(default_factory=dict)  # payment id -> status
+    refund_requests: list[str] = field(default_factory=list)  # payment ids
+    commissions: list[str] = field(default_factory=list)  # statuses
+    notices: Counter[str] = field(default_factory=Counter)  # outbox templates
+
+    @property
+    def status(self) -> str:
+        return str(self.booking["status"])
+
+
+def read(url: str, booking_ids: Iterable[str] | None = None) -> dict[str, Story]:
+    """The stories of ``booking_ids`` (every booking when None)."""
+    engine = make_engine(url)
+    try:
+        with engine.connect() as db:
+            rows = db.execute(text("SELECT * FROM bookings")).mappings().all()
+            stories = {row["id"]: Story(booking=dict(row)) for row in rows}
+            for booking_id, payment_id, status in db.execute(
+                text("SELECT booking_id, id, status FROM payments")
+            ):
+                stories[booking_id].payments[payment_id] = status
+            for booking_id, payment_id in db.execute(
+                text("SELECT booking_id, payment_id FROM refund_requests")
+            ):
+                stories[booking_id].refund_requests.append(payment_id)
+            for booking_id, status in db.execute(text("SELECT booking_id, status FROM commissions")):
+                stories[booking_id].commissions.append(status)
+            for (payload,) in db.execute(text("SELECT payload FROM outbox")):
+                message = payload if isinstance(payload, dict) else json.loads(payload)
+                if "booking_id" in message:
+                    stories[message["booking_id"]].notices[message.get("template", "?")] += 1
+    finally:
+        engine.dispose()
+    wanted = set(booking_ids) if booking_ids is not None else set(stories)
+    return {k: v for k, v in stories.items() if k in wanted}
+
+
+def assert_consistent(stories: dict[str, Story]) -> None:
+    """Each story agrees with itself, and no two bookings that block time overlap."""
+    for booking_id, story in stories.items():
+        try:
+            _agrees(story)
+        except AssertionError as error:
+            raise AssertionError(f"booking {booking_id}: {error}; {story}") from None
+    _no_overlap(stories.values())
+
+
+def _agrees(story: Story) -> None:
+    status, notices = story.status, story.notices
+    kept = [p for p, s in story.payments.items() if s == "succeeded"]
+    taken = [p for p, s in story.payments.items() if s in TAKEN]
+    assert all(count == 1 for count in notices.values()), "a notice written twice"
+    assert notices["booking_paid_user"] == notices["booking_paid_operator"], "paid notices come in pairs"
+    assert not notices["booking_paid_user"] or story.booking["paid_at"] is not None, "paid notice, not paid"
+    assert len(story.commissions) <= 1
+    assert len(story.refund_requests) == len(set(story.refund_requests)) <= len(taken)
+    for payment_id, payment_status in story.payments.items():
+        if payment_status == "refund_pending":
+            assert payment_id in story.refund_requests, "refund pending but never requested"
+    owed = [c for c in story.commissions if c in {"open", "paid_out"}]
+    if status == "paid":
+        assert len(kept) == 1, "paid without exactly one kept payment"
+        assert notices["booking_paid_user"] == 1
+        assert kept[0] not in story.refund_requests
+        assert len(owed) == (1 if story.booking["client_id"] is not None else 0)
+        assert not notices["booking_refunded_user"]
+    elif status == "cancelled":
+        assert not kept, "cancelled but keeps a payment"
+        assert not owed, "cancelled but commission owed"
+        assert not notices["booking_refunded_user"]
+    elif status == "refunded":
+        assert "refunded" in story.payments.values()
+        assert not kept
+        assert not owed
+        assert notices["booking_refunded_user"] == 1
+    elif status in {"pending", "confirmed"}:
+        assert not taken, f"{status} with a payment taken"
+        assert not owed
+
+
+def _no_overlap(stories: Iterable[Story]) -> None:
+    live = sorted(
+        (s.booking for s in stories if s.status in BLOCKING and _holds(s.booking)),
+        key=lambda b: (b["resource_id"], _utc(b["start_at"])),
+    )
+    for before, after in itertools.pairwise(live):
+        if before["resource_id"] == after["resource_id"]:
+            assert _utc(after["start_at"]) >= _utc(before["end_at"]), f"overlap: {before['id']} {after['id']}"
+
+
+def _holds(booking: dict[str, Any]) -> bool:
+    hold = booking["hold_expires_at"]
+    return booking["status"] != "pending" or hold is None or _utc(hold) > datetime.now(UTC)
+
+
+def _utc(value: Any) -> datetime:
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)

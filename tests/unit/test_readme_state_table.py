@@ -1,0 +1,45 @@
+"""README's table of the payment state machine is the table the code decides with."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from booking_core.lifecycle import TABLE, Event, Outcome, Rule, Stage
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+WORDS = {
+    Outcome.IGNORE: "—",
+    Outcome.REFUSE: "400 (status)",
+    Outcome.REFUSE_LATE: "400 (time limit)",
+    Outcome.WITHDRAW: "400 (status), owner's reason kept",
+    Outcome.RECORD_FAILURE: "failure recorded",
+    Outcome.BOOK: "**paid**",
+    Outcome.KEEP_PAYMENT: "payment kept",
+    Outcome.REFUND: "refund",
+    Outcome.CANCEL: "**cancelled**",
+    Outcome.CANCEL_AND_REFUND: "**cancelled**, refund",
+    Outcome.EXPIRE: "**cancelled** (expired)",
+    Outcome.CONFIRM: "**confirmed**",
+    Outcome.NO_SHOW: "**no_show**",
+    Outcome.COMPLETE: "**completed**",
+    Outcome.MARK_REFUNDED: "**refunded**",
+    Outcome.RECORD_REFUND: "payment refunded",
+}
+
+
+def _cell(rule: Rule) -> str:
+    if isinstance(rule, Outcome):
+        return WORDS[rule]
+    return f"{WORDS[rule.then]} if {rule.fact.value}, else {WORDS[rule.otherwise]}"
+
+
+def render() -> str:
+    """The table as Markdown: a row per stage, a column per event."""
+    lines = ["| stage | " + " | ".join(e.value for e in Event) + " |", "|---" * (len(Event) + 1) + "|"]
+    lines += [f"| {s.value} | " + " | ".join(_cell(TABLE[s][e]) for e in Event) + " |" for s in Stage]
+    return "\n".join(lines) + "\n"
+
+
+def test_readme_shows_the_table_the_code_decides_with() -> None:
+    assert render() in README.read_text(encoding="utf-8")
