@@ -2,9 +2,9 @@
 
 :class:`BookingRules` puts each rule as a question about a booking, answered with the refusal it
 stands for or None. :mod:`booking_core.rules` raises the first refusal a request meets;
-:func:`longest_bookings` tries every start and end in a free block and keeps what no rule refuses,
-which is what availability offers. Neither decides anything by itself, so what is offered is
-exactly what is accepted (CONTRACT 4.1).
+:func:`longest_bookings` tries every start and end in a free block and keeps what no rule refuses:
+availability offers the time of those bookings from their starts. Neither decides anything by
+itself, so what is offered is exactly what is accepted (CONTRACT 4.1).
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ Each test loads a venue of its own beside the shared catalog: one resource per c
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -99,6 +100,8 @@ CATALOG = {
                     prevent_unbookable_gaps=True,
                 ),
                 _resource("Uneven end", [("08:00", "12:40")]),
+                # the shared catalog's court: gap rule, 60-minute minimum, 17:00-22:00 Peak
+                catalog_resource("Peak after a gap"),
             ],
         }
     ]
@@ -195,6 +198,20 @@ def test_ends_align_in_what_is_offered_and_in_what_is_accepted(api: Api) -> None
         "non_field_errors": ["End time must align to the 30-minute booking interval."]
     }
     book(api, ANNA, "Uneven end", f"{TUESDAY}T11:30:00+02:00", f"{TUESDAY}T12:30:00+02:00")
+
+
+def test_every_offered_range_can_be_booked_from_its_start(api: Api) -> None:
+    book(api, ANNA, "Peak after a gap", f"{TUESDAY}T14:30:00+02:00", f"{TUESDAY}T16:30:00+02:00")
+
+    # from 17:00 a booking would leave a 30-minute gap, so the Peak range starts at 17:30
+    ranges = offered(api, "Peak after a gap", TUESDAY)
+    assert ranges == [(TUESDAY, "08:00", "14:30"), (TUESDAY, "16:30", "17:00"), (TUESDAY, "17:30", "22:00")]
+    assert refused(api, "Peak after a gap", f"{TUESDAY}T17:00:00+02:00", f"{TUESDAY}T18:00:00+02:00") == {
+        "non_field_errors": ["This booking would leave a 30-minute gap; the minimum booking is 60 minutes."]
+    }
+    for _date, begin, _end in ranges:
+        start = datetime.fromisoformat(f"{TUESDAY}T{begin}:00+02:00")
+        book(api, ANNA, "Peak after a gap", start.isoformat(), (start + timedelta(hours=1)).isoformat())
 
 
 def test_raw_availability_still_shows_the_windows_as_published(api: Api) -> None:

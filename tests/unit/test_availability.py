@@ -162,10 +162,14 @@ def test_ranges_shorter_than_the_minimum_booking_are_left_out() -> None:
 
 def test_a_short_piece_beside_a_price_change_stays_when_its_block_is_long_enough() -> None:
     court = resource(*weekly(slot("08:00", "17:00"), slot("17:00", "22:00", price="30.00")))
+    taken = [span(MONDAY, "08:00", "16:30"), span(MONDAY, "17:30", "22:00")]
 
-    found = ranges(court, [span(MONDAY, "08:00", "16:30"), span(MONDAY, "17:30", "22:00")])
+    found = ranges(court, taken)
 
-    assert times(found) == [("16:30", "17:00"), ("17:00", "17:30")]
+    # 16:30-17:30 is accepted; 17:00-17:30 at 30.00 is booked from 16:30, as no booking starts there
+    assert times(found) == [("16:30", "17:00")]
+    validate_booking(court, span(MONDAY, "16:30", "17:30"), participant_count=1, blocking=taken, now=EARLIER)
+    assert "at least 60 minutes" in _refusal(court, span(MONDAY, "17:00", "17:30"), taken).message
 
 
 def test_slot_prices_are_null_without_dynamic_pricing() -> None:
@@ -313,22 +317,68 @@ TUESDAY, WEDNESDAY = MONDAY + dt.timedelta(days=1), MONDAY + dt.timedelta(days=2
 LORD_HOWE = "Australia/Lord_Howe"
 
 
-def test_a_free_block_across_midnight_is_measured_whole_whatever_the_dates_asked() -> None:
-    court = resource(
+def _across_midnight(wednesday_until: str) -> Resource:
+    """Open Tuesday 20:00-24:00 and Wednesday from 00:00, with a 120-minute minimum."""
+    return resource(
         on(TUESDAY, slot("20:00", "00:00")),
-        on(WEDNESDAY, slot("00:00", "02:00")),
+        on(WEDNESDAY, slot("00:00", wednesday_until)),
         min_booking_duration_minutes=120,
     )
-    taken = [span(TUESDAY, "20:00", "23:00")]
 
-    def offered(first: dt.date, last: dt.date) -> list[tuple[dt.date, str, str]]:
-        found = available_ranges(court, first, last, blocking=taken, now=EARLIER, demand=ZERO)
-        return [(r.date, *times([r])[0]) for r in found]
+
+def dated(
+    court: Resource, first: dt.date, last: dt.date, taken: list[TimeRange]
+) -> list[tuple[dt.date, str, str]]:
+    found = available_ranges(court, first, last, blocking=taken, now=EARLIER, demand=ZERO)
+    return [(r.date, *times([r])[0]) for r in found]
+
+
+def test_a_free_block_across_midnight_is_measured_whole_whatever_the_dates_asked() -> None:
+    court, taken = _across_midnight("02:00"), [span(TUESDAY, "20:00", "23:00")]
 
     both = [(TUESDAY, "23:00", "00:00"), (WEDNESDAY, "00:00", "02:00")]
-    assert offered(TUESDAY, WEDNESDAY) == both
-    assert offered(TUESDAY, TUESDAY) == both[:1]
-    assert offered(WEDNESDAY, WEDNESDAY) == both[1:]
+    assert dated(court, TUESDAY, WEDNESDAY, taken) == both
+    assert dated(court, TUESDAY, TUESDAY, taken) == both[:1]
+    assert dated(court, WEDNESDAY, WEDNESDAY, taken) == both[1:]
+    booking = TimeRange(at(TUESDAY, "23:00"), at(WEDNESDAY, "01:00"))
+    validate_booking(court, booking, participant_count=1, blocking=taken, now=EARLIER)
+
+
+def test_a_range_after_a_price_change_starts_at_the_first_start_the_rules_accept() -> None:
+    pricing = DynamicPricing(enabled=True, min_price=Decimal("10.00"), max_price=Decimal("40.00"))
+    court = resource(
+        *weekly(slot("08:00", "17:00"), slot("17:00", "22:00", price="30.00", label="Peak")),
+        prevent_unbookable_gaps=True,
+        dynamic_pricing=pricing,
+    )
+    taken = [span(MONDAY, "08:00", "16:30")]
+
+    found = ranges(court, taken)
+
+    # from 17:00 a booking would leave a 30-minute gap, so the Peak range starts at 17:30
+    assert times(found) == [("16:30", "17:00"), ("17:30", "22:00")]
+    assert "30-minute gap" in _refusal(court, span(MONDAY, "17:00", "18:00"), taken).message
+    for offered in found:
+        validate_booking(
+            court,
+            TimeRange(offered.range.start, offered.range.start + dt.timedelta(hours=1)),
+            participant_count=1,
+            blocking=taken,
+            now=EARLIER,
+        )
+    # slot prices cover the range offered, not the time before its start
+    assert found[1].slot_prices is not None
+    assert list(found[1].slot_prices) == [
+        "17:30", "18:00", "18:30", "19:00", "19:30", "20:00", "20:30", "21:00", "21:30"
+    ]  # fmt: skip
+
+
+def test_a_free_block_across_midnight_offers_only_the_date_where_a_booking_can_start() -> None:
+    court, taken = _across_midnight("01:00"), [span(TUESDAY, "20:00", "23:00")]
+
+    # 23:00-01:00 is the one booking; nothing on Wednesday can start one
+    assert dated(court, TUESDAY, WEDNESDAY, taken) == [(TUESDAY, "23:00", "00:00")]
+    assert dated(court, WEDNESDAY, WEDNESDAY, taken) == []
     booking = TimeRange(at(TUESDAY, "23:00"), at(WEDNESDAY, "01:00"))
     validate_booking(court, booking, participant_count=1, blocking=taken, now=EARLIER)
 

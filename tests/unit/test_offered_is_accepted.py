@@ -18,11 +18,10 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cached_property
-from itertools import pairwise
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from hypothesis import event, given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from booking_core import (
@@ -206,31 +205,77 @@ def scenarios(draw: st.DrawFn) -> Scenario:
     return Scenario(resource=resource, day=day, blocking=blocking, now=now)
 
 
-def _starts_a_block(ranges: list[AvailableRange], index: int) -> bool:
-    """False when the range continues the one before it (split off at midnight, a price or label)."""
-    return index == 0 or ranges[index - 1].range.end != ranges[index].range.start
+def _example(slots: dict[int, tuple[TimeSlot, ...]], taken: tuple[int, int], **rules: Any) -> Scenario:
+    """A court in Berlin open on the three dates around an ordinary Wednesday, on the day before
+    (-1), the day (0) and the day after (1) in ``slots``; booked from and to the minutes ``taken``
+    after the day's midnight; "now" on the Monday before."""
+    day, zone = DAYS["Europe/Berlin"][2], "Europe/Berlin"
+    tz = ZoneInfo(zone)
+    resource = Resource(
+        id=1,
+        venue=Venue(id=1, slug="club", name="Club", timezone=zone),
+        name="Court",
+        capacity=4,
+        booking_interval_minutes=30,
+        schedules=tuple(
+            Schedule(specific_date=day + k * ONE_DAY, time_slots=slots.get(k, ())) for k in (-1, 0, 1)
+        ),
+        **rules,
+    )
+    booked = TimeRange(_minute(day, taken[0], tz), _minute(day, taken[1], tz))
+    return Scenario(resource=resource, day=day, blocking=(booked,), now=_minute(day, -2 * 24 * 60, tz))
+
+
+def _slot(start: int, end: int, price: str = "20.00", label: str = "") -> TimeSlot:
+    return TimeSlot(
+        start_time=dt.time(start), end_time=dt.time(end), price_per_unit=Decimal(price), label=label
+    )
+
+
+#: Gap rule, 60-minute minimum; 08:00-17:00 at 20.00 and 17:00-22:00 Peak; booked until 16:30. A
+#: booking from 17:00 would leave 30 minutes: the Peak range starts at 17:30.
+PEAK = _example(
+    {0: (_slot(8, 17), _slot(17, 22, "30.00", "Peak"))},
+    (8 * 60, 16 * 60 + 30),
+    min_booking_duration_minutes=60,
+    prevent_unbookable_gaps=True,
+)
+#: A 120-minute minimum and the free block Tuesday 23:00 to Wednesday 01:00: only 23:00 is a start.
+MIDNIGHT = _example(
+    {-1: (_slot(20, 0),), 0: (_slot(0, 1),)}, (-4 * 60, -60), min_booking_duration_minutes=120
+)
 
 
 @ORACLE
 @given(scenarios())
-def test_every_offered_range_can_be_booked_from_its_start(case: Scenario) -> None:
+@example(PEAK)
+@example(MIDNIGHT)
+def test_every_offered_range_starts_at_a_start_the_rules_accept(case: Scenario) -> None:
     ranges = case.offered(*case.dates[::2])
 
-    for index, offered in enumerate(ranges):
-        if _starts_a_block(ranges, index):
-            assert case.longest_accepted(offered.range.start) is not None, offered
+    # every range, also one that continues the range before it (split off at midnight or where the
+    # price, pricing unit or label changes): an outside checker books from each range's start
+    for offered in ranges:
+        assert case.longest_accepted(offered.range.start) is not None, offered
 
 
 @ORACLE
 @given(scenarios())
+@example(PEAK)
+@example(MIDNIGHT)
 def test_every_start_the_rules_accept_lies_in_an_offered_range(case: Scenario) -> None:
     ranges = case.offered(*case.dates[::2])
 
     event("bookings accepted", "some" if case.accepted else "none")
     for booking in case.accepted:
         assert any(r.range.start <= booking.start < r.range.end for r in ranges), booking
-    # and more: what is offered is exactly the time of the bookings accepted
-    assert merge(r.range for r in ranges) == merge(case.accepted)
+    # What is offered lies within the time of the bookings accepted, but need not fill it: a booking
+    # can run on past midnight or a change of price or label into time where no booking may start
+    # (in PEAK, 16:30-17:30 is accepted, but a booking from 17:00 would leave a 30-minute gap). That
+    # time is booked from the range before it; offered as a range of its own, it would be a range
+    # whose start the rules refuse.
+    accepted_time = merge(case.accepted)
+    assert merge([*accepted_time, *(r.range for r in ranges)]) == accepted_time
 
 
 @QUERIES
@@ -250,9 +295,13 @@ def test_ends_align_in_the_rules_and_in_what_is_offered(
 ) -> None:
     interval = case.resource.booking_interval_minutes
     ranges = case.offered(*case.dates[::2])
-    for here, following in pairwise([*ranges, None]):
-        if following is None or following.range.start != here.range.end:
-            assert is_aligned(here.range.end, case.tz, interval), here
+    # A range ends where a booking can end, or where it is split off (midnight, a change of price
+    # or label) from time a booking accepted runs on into.
+    for here in ranges:
+        end = here.range.end
+        if not is_aligned(end, case.tz, interval):
+            event("a range ends off the interval")
+            assert any(booking.start < end < booking.end for booking in case.accepted), here
 
     start = data.draw(st.sampled_from(case.aligned[:-1]))
     end = start + (steps * interval + data.draw(st.integers(1, interval - 1))) * MINUTE

@@ -1,14 +1,18 @@
-"""The free ranges: the time of the bookings the rules accept, cut to the dates and split by price.
+"""The free ranges: the time of the bookings the rules accept, cut to the dates, split by price,
+each part offered from the first start the rules accept in it.
 
-The free ranges are the time covered by the bookings the rules accept: the longest booking from
-every start they accept (:func:`booking_core.bookable.longest_bookings`, the model the validator
-asks too), joined, cut to the queried dates and split where the date, price, pricing unit or label
-changes. After sorting, linear in windows, blocking ranges and the aligned instants of free time.
+The bookings the rules accept are the longest from every start they accept
+(:func:`booking_core.bookable.longest_bookings`, the model the validator asks too). Their time is
+joined, cut to the queried dates and split where the date, price, pricing unit or label changes;
+each part then begins at the first of those starts inside it, or is left out when it holds none
+(a booking can run on into time where none may start). After sorting, linear in windows, blocking
+ranges and the aligned instants of free time.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -82,9 +86,10 @@ def available_ranges(
 ) -> list[AvailableRange]:
     """The free, bookable ranges of ``resource`` on the local dates ``start_date`` to ``end_date``.
 
-    Every range can be booked from its start, unless it continues the range before it (split off at
-    midnight or where the price, pricing unit or label changes); every start the booking rules
-    accept at ``now`` lies in a range; every instant of a range lies in a booking they accept.
+    Every range starts at a start the booking rules accept at ``now``, so it can be booked from its
+    start; every start they accept lies in a range; every instant of a range lies in a booking they
+    accept. Not every instant of such a booking lies in a range: one can run on past midnight or a
+    change of price or label into time where no booking may start, and no range starts there.
 
     Args:
         resource: The resource.
@@ -117,9 +122,10 @@ def available_ranges_until(
 
     For every ``t`` from ``now`` up to (not including) the instant, ``available_ranges`` with
     ``now=t`` and the same ``blocking`` and ``demand`` gives the same list; None when no such
-    instant is in sight. Time changes what the rules accept in two ways only: the lead-time cut
-    passes the first start accepted, or the advance limit reaches a start beyond it. (Demand, which
-    moves with time, is the caller's to hold fixed.)
+    instant is in sight. The ranges follow from the bookings the rules accept (their time and
+    their starts), and time changes those in two ways only: the lead-time cut passes the first
+    start accepted, or the advance limit reaches a start beyond it. (Demand, which moves with time,
+    is the caller's to hold fixed.)
     """
     if end_date < start_date:
         return [], None
@@ -128,7 +134,10 @@ def available_ranges_until(
     bookings = [booking for block in free for booking in longest_bookings(rules, block, now)]
     offered = intersect(bookings, [local_days(resource, start_date, end_date)])
     on_dates = [w for w in windows if start_date <= w.date <= end_date]
-    return _ranges(resource, on_dates, offered, demand=demand), _unchanged_until(rules, free, bookings, now)
+    pieces = _join_alike(_split_by_window(on_dates, offered))
+    starts = [booking.start for booking in bookings]  # sorted, as the free blocks are
+    ranges = _ranges(resource, _from_first_start(pieces, starts), demand=demand)
+    return ranges, _unchanged_until(rules, free, bookings, now)
 
 
 def _free_blocks(
@@ -157,8 +166,19 @@ def _unchanged_until(
     return min(moments, default=None)
 
 
+def _from_first_start(
+    pieces: Iterable[tuple[Window, TimeRange]], starts: Sequence[dt.datetime]
+) -> Iterator[tuple[Window, TimeRange]]:
+    """Each piece from the first of the sorted ``starts`` inside it to its end; one without any is
+    left out."""
+    for window, part in pieces:
+        i = bisect_left(starts, part.start)
+        if i < len(starts) and starts[i] < part.end:
+            yield window, TimeRange(starts[i], part.end)
+
+
 def _ranges(
-    resource: Resource, windows: list[Window], offered: list[TimeRange], *, demand: Decimal
+    resource: Resource, pieces: Iterable[tuple[Window, TimeRange]], *, demand: Decimal
 ) -> list[AvailableRange]:
     tz, pricing = resource.tz, resource.dynamic_pricing
     return [
@@ -172,5 +192,5 @@ def _ranges(
             slot_prices=slot_prices(resource, part, base=window.price_per_unit, demand=demand),
             range=part,
         )
-        for window, part in _join_alike(_split_by_window(windows, offered))
+        for window, part in pieces
     ]
