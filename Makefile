@@ -4,8 +4,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
+DOCS_STAMP := $(VENV)/.installed-docs
 
-.PHONY: install install-dev run test lint typecheck layering unit format bench bench-http
+.PHONY: install install-dev run test lint typecheck layering unit format bench bench-http docs
 
 # What the service needs to run (make run); the development tools come with install-dev.
 install: $(STAMP)
@@ -22,6 +23,10 @@ $(STAMP): pyproject.toml constraints.txt
 $(DEV_STAMP): $(STAMP)
 	$(BIN)/python -m pip install -c constraints.txt -e '.[dev]'
 	touch $(DEV_STAMP)
+
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -c constraints.txt -e '.[docs]'
+	touch $(DOCS_STAMP)
 
 run: install
 	$(BIN)/booking db upgrade
@@ -53,3 +58,8 @@ bench: install-dev
 
 bench-http: install-dev
 	$(BIN)/python benchmarks/bench_http.py
+
+# The documentation site (mkdocs.yml, docs/) into site/; --strict turns every warning, a broken link
+# or anchor among them, into a failure. Not part of `make test`, which needs no docs tools.
+docs: $(DOCS_STAMP)
+	$(BIN)/mkdocs build --strict --site-dir site
