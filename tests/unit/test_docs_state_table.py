@@ -1,4 +1,4 @@
-"""README's table of the payment state machine is the table the code decides with."""
+"""The docs' table of the payment state machine (docs/payments.md) is the table the code decides with."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 from booking_core.lifecycle import TABLE, Event, Outcome, Rule, Stage
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "payments.md"
 
 WORDS = {
     Outcome.IGNORE: "—",
@@ -41,5 +41,5 @@ def render() -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_readme_shows_the_table_the_code_decides_with() -> None:
-    assert render() in README.read_text(encoding="utf-8")
+def test_payments_page_shows_the_table_the_code_decides_with() -> None:
+    assert render() in PAGE.read_text(encoding="utf-8")

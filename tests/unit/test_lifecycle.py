@@ -142,7 +142,8 @@ class Lifecycle(RuleBasedStateMachine):
         self.deadline = 0
 
     # The hold ends before the booking starts: a hold outlasting the start is the one case where an
-    # operator's command is decided differently depending on whether the payment came first (README).
+    # operator's command is decided differently depending on whether the payment came first
+    # (docs/payments.md).
     @initialize(
         start_in=st.sampled_from([20, 90, 26 * 60, 3 * 24 * 60]),
         minutes=st.sampled_from([30, 60, 120]),
