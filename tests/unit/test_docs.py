@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import booking_core
+from adapters.catalog import parse_document, validate_catalog
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -116,3 +117,12 @@ def test_the_domain_library_page_lists_the_public_api() -> None:
     rows = [line.split("|")[2] for line in section.splitlines() if line.startswith("| ") and "`" in line]
     listed = {name for row in rows for name in re.findall(r"`([A-Za-z_]+)`", row)}
     assert listed == set(booking_core.__all__)
+
+
+def test_the_operator_guides_catalog_example_is_a_valid_catalog() -> None:
+    page = (DOCS / "operator-guide.md").read_text("utf-8")
+    example = re.search(r"```yaml\n(.*?)```", page, re.S)
+    assert example is not None
+    spec = validate_catalog(parse_document(example.group(1), "yaml"))
+    assert [venue.slug for venue in spec.venues] == ["center-court"]
+    assert len(spec.venues[0].resources[0].schedules) == 2
