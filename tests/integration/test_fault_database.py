@@ -34,7 +34,7 @@ UNAVAILABLE = {"error": "service temporarily unavailable, please retry"}
 THREADS = 6
 SLOTS = 40  # fewer hours than requests, so that some find their hour taken
 ENOUGH_503 = 5
-KILLING_AT_MOST_SECONDS = 25.0
+KILLING_AT_LEAST_SECONDS, KILLING_AT_MOST_SECONDS = 3.0, 25.0
 
 
 @pytest.fixture
@@ -55,11 +55,13 @@ def _terminate_all(url: str) -> int:
 
 
 class Load:
-    """Client threads booking random hours, each request with its own Idempotency-Key."""
+    """Client threads booking random hours, each request with its own Idempotency-Key, and a reader
+    listing bookings and reading availability (the read-only path)."""
 
     def __init__(self, base: str, courts: list[int]) -> None:
         self.base, self.courts = base, courts
         self.sent: list[tuple[dict[str, str], dict[str, Any], httpx.Response]] = []
+        self.read: list[httpx.Response] = []
         self.stop = threading.Event()
         self._lock = threading.Lock()
 
@@ -78,6 +80,19 @@ class Load:
             with self._lock:
                 self.sent.append((headers, body, response))
 
+    def reader(self) -> None:
+        day = hour(self.courts[0], 0)["start_datetime"][:10]
+        paths = [
+            "/api/v1/bookings/",
+            f"/api/v1/resources/availability/?resource_id={self.courts[0]}&start_date={day}&end_date={day}",
+        ]
+        for path in itertools.cycle(paths):
+            if self.stop.is_set():
+                return
+            response = httpx.get(f"{self.base}{path}", headers=as_user(), timeout=60)
+            with self._lock:
+                self.read.append(response)
+
     def unavailable(self) -> int:
         with self._lock:
             return sum(r.status_code == 503 for _, _, r in self.sent)
@@ -90,11 +105,14 @@ def test_killed_connections_give_clean_503s_then_success_and_no_partial_booking(
     courts = [r["id"] for r in httpx.get(f"{up.base}/api/v1/resources/").json()]
     load = Load(up.base, courts)
     threads = [threading.Thread(target=load.client, args=(n,)) for n in range(THREADS)]
+    threads.append(threading.Thread(target=load.reader))
     for thread in threads:
         thread.start()
     killed, started = 0, time.monotonic()
     try:
-        while load.unavailable() < ENOUGH_503 and time.monotonic() - started < KILLING_AT_MOST_SECONDS:
+        while time.monotonic() - started < KILLING_AT_LEAST_SECONDS or (
+            load.unavailable() < ENOUGH_503 and time.monotonic() - started < KILLING_AT_MOST_SECONDS
+        ):
             killed += _terminate_all(url)
             time.sleep(random.uniform(0.05, 0.3))
     finally:
@@ -102,7 +120,10 @@ def test_killed_connections_give_clean_503s_then_success_and_no_partial_booking(
         for thread in threads:
             thread.join(timeout=120)
     statuses = sorted({r.status_code for _, _, r in load.sent})
-    print(f"\n{len(load.sent)} bookings sent, {killed} connections killed, answers {statuses}")
+    reads = sorted({r.status_code for r in load.read})
+    print(
+        f"\n{len(load.sent)} bookings ({statuses}) and {len(load.read)} reads ({reads}) sent, {killed} killed"
+    )
     assert killed > 0
     assert load.unavailable() >= 1, "no request met a killed connection: the test proved nothing"
     for _, _, response in load.sent:
@@ -111,6 +132,9 @@ def test_killed_connections_give_clean_503s_then_success_and_no_partial_booking(
             assert response.json() == UNAVAILABLE
         elif response.status_code == 400:
             assert response.json() == {"non_field_errors": ["The requested time slot is not available."]}
+
+    assert {r.status_code for r in load.read} <= {200, 503}, reads
+    assert all(r.json() == UNAVAILABLE for r in load.read if r.status_code == 503)
 
     # the database left alone: every request answered 503 is answered for good when sent again
     answered = [(h, b, r) for h, b, r in load.sent if r.status_code != 503]
