@@ -160,7 +160,7 @@ def list_bookings(
         upcoming_at=now if upcoming else None,
         only_client_bookings=actor.client_id is not None,
     )
-    with deps.read() as uow:
+    with deps.read_lagging() as uow:
         found = fetch_page(
             page or Page(), lambda limit, offset: uow.bookings.list(query, limit=limit, offset=offset)
         )
