@@ -55,7 +55,13 @@ def test_two_processes_share_one_limit(tmp_path: Path, namespace: str) -> None:
     with ExitStack() as stack:
         bases = [
             stack.enter_context(
-                serving(f"sqlite:///{tmp_path / name / 'b.sqlite3'}", {}, _dir(tmp_path / name), workers=1, env=env)
+                serving(
+                    f"sqlite:///{tmp_path / name / 'b.sqlite3'}",
+                    {},
+                    _dir(tmp_path / name),
+                    workers=1,
+                    env=env,
+                )
             )
             for name in ("a", "b")
         ]

@@ -43,7 +43,9 @@ def counter_stores(redis_url: str | None = None, namespace: str = "booking") -> 
     from entrypoints.http.shared_counters import redis_store  # only deployments with Redis import it
 
     root = redis_store(redis_url, namespace)
-    return StoreRegistry({name: root.with_namespace(name) for name in (RATE_LIMIT_STORE, AUTH_THROTTLE_STORE)})
+    return StoreRegistry(
+        {name: root.with_namespace(name) for name in (RATE_LIMIT_STORE, AUTH_THROTTLE_STORE)}
+    )
 
 
 def _digest(token: str) -> str:
