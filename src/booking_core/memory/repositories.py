@@ -307,8 +307,10 @@ class MemoryCommissions:
     def for_booking(self, booking_id: str) -> Commission | None:
         return next((c for c in self._rows.values() if c.booking_id == booking_id), None)
 
-    def list(self, *, client_id: int | None, month: str) -> builtins.list[Commission]:
-        return sorted(
+    def list(
+        self, *, client_id: int | None, month: str, limit: int | None = None, offset: int = 0
+    ) -> builtins.list[Commission]:
+        found = sorted(
             (
                 c
                 for c in self._rows.values()
@@ -316,6 +318,7 @@ class MemoryCommissions:
             ),
             key=lambda c: (c.created_at, c.id),
         )
+        return found[offset:] if limit is None else found[offset : offset + limit]
 
     def open_for_payout(self, month: str) -> builtins.list[Commission]:
         return [

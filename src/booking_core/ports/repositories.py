@@ -257,8 +257,10 @@ class Commissions(Protocol):
     def for_booking(self, booking_id: str) -> Commission | None:
         """The record of one booking, locked until the transaction ends (it is about to change)."""
 
-    def list(self, *, client_id: int | None, month: str) -> builtins.list[Commission]:
-        """Records of one month, for one client or all."""
+    def list(
+        self, *, client_id: int | None, month: str, limit: int | None = None, offset: int = 0
+    ) -> builtins.list[Commission]:
+        """Records of one month, for one client or all, oldest first; at most ``limit`` from ``offset``."""
 
     def open_for_payout(self, month: str) -> builtins.list[Commission]:
         """The month's open records that no payout batch holds, locked until the transaction ends.

@@ -259,10 +259,17 @@ def venue_resources(
     return mapping, venue, [(r, by_resource.get(r.id)) for r in resources]
 
 
-def list_commissions(deps: Deps, client_id: int, month: str | None) -> list[Commission]:
-    """The client's commission records of one month (``YYYY-MM``)."""
+def list_commissions(
+    deps: Deps, client_id: int, month: str | None, *, page: Page | None = None
+) -> Paged[Commission]:
+    """One page of the client's commission records of one month (``YYYY-MM``), oldest first."""
     if not month:
         raise BadRequest("month is required in the form YYYY-MM.")
     month = parse_month(month)
     with deps.read_lagging() as uow:
-        return uow.commissions.list(client_id=client_id, month=month)
+        return fetch_page(
+            page or Page(),
+            lambda limit, offset: uow.commissions.list(
+                client_id=client_id, month=month, limit=limit, offset=offset
+            ),
+        )
