@@ -1,10 +1,11 @@
 """Every statement the hot paths run reads bookings, mappings and commissions through an index.
 
 The app runs against PostgreSQL holding enough rows (the bulk seeder: 200,000 bookings, 20,000
-user mappings, 4,000 resource and 2,200 venue mappings, some 50,000 commissions, then ANALYZE) that the planner picks a sequential scan
-wherever no index fits. Each statement the requests below send is recorded as sent, with its
-parameters, and EXPLAINed with them; a ``Seq Scan`` on a guarded table fails the test, naming the
-statement. No planner setting is changed: the plans are the ones production would get.
+user mappings, 4,000 resource and 2,200 venue mappings, some 50,000 commissions, then ANALYZE)
+that the planner picks a sequential scan wherever no index fits. Each statement the requests
+below send is recorded as sent, with its parameters, and EXPLAINed with them; a ``Seq Scan`` on a
+guarded table fails the test, naming the statement. No planner setting is changed: the plans
+are the ones production would get.
 """
 
 from __future__ import annotations

@@ -21,7 +21,9 @@ depends_on = None
 
 def upgrade() -> None:
     op.create_index(
-        "ix_commissions_client_id_month_created_at_id", "commissions", ["client_id", "month", "created_at", "id"]
+        "ix_commissions_client_id_month_created_at_id",
+        "commissions",
+        ["client_id", "month", "created_at", "id"],
     )
 
 
