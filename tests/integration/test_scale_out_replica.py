@@ -142,3 +142,21 @@ def test_stale_reads_never_let_a_slot_be_booked_twice(cluster: tuple[Pair, str, 
         "WHERE a.status IN ('pending', 'confirmed', 'paid') AND b.status IN ('pending', 'confirmed', 'paid')",
     )
     assert overlapping == 0
+
+
+def test_without_the_replica_reads_fail_and_bookings_go_on(cluster: tuple[Pair, str, int]) -> None:
+    """Runs last: it stops the standby for good."""
+    pair, base, resource = cluster
+    day = datetime.now(BERLIN).date() + timedelta(days=6)
+    pair.stop_standby()
+    stale = httpx.get(
+        f"{base}/api/v1/resources/{resource}/availability/",
+        params={"start_date": str(day), "end_date": str(day)},
+        timeout=30,
+    )
+    assert stale.status_code == 503, stale.text
+    assert set(stale.json()) == {"error"}
+    body = {"resource": resource, "start_datetime": _at(day, 10), "end_datetime": _at(day, 11)}
+    made = httpx.post(f"{base}/api/v1/bookings/", json=body, headers=HEADERS, timeout=30)
+    assert made.status_code == 201, made.text
+    assert httpx.get(f"{base}/health", timeout=10).status_code == 200

@@ -32,10 +32,16 @@ _SETTINGS = (
 
 @dataclass(frozen=True)
 class Pair:
-    """The URLs of both servers, and the standby's data directory (to pause its replay, say)."""
+    """The URLs of both servers; :meth:`stop_standby` takes the standby down (an outage)."""
 
     primary_url: str
     standby_url: str
+    bindir: Path
+    standby_dir: Path
+
+    def stop_standby(self) -> None:
+        """Stop the standby at once, as a crash would."""
+        _run([self.bindir / "pg_ctl", "-D", self.standby_dir, "-m", "immediate", "-w", "stop"])
 
 
 def _bindir() -> Path | None:
@@ -95,6 +101,8 @@ def streaming_pair() -> Iterator[Pair]:
         yield Pair(
             primary_url=f"postgresql://postgres@127.0.0.1:{ports[0]}/postgres",
             standby_url=f"postgresql://postgres@127.0.0.1:{ports[1]}/postgres",
+            bindir=bindir,
+            standby_dir=standby,
         )
     finally:
         for data in reversed(started):
