@@ -214,6 +214,10 @@ class MemoryUserMappings:
             (m for m in self._rows.values() if m.client_id == client_id and m.user_id == user_id), None
         )
 
+    def for_users(self, client_id: int, user_ids: Sequence[str]) -> dict[str, UserMapping]:
+        found = {user_id: self.for_user(client_id, user_id) for user_id in set(user_ids)}
+        return {user_id: mapping for user_id, mapping in found.items() if mapping is not None}
+
     def add(self, mapping: UserMapping) -> None:
         self._rows[mapping.id] = mapping
 
@@ -361,6 +365,10 @@ class MemoryPayments:
         return sorted(
             (p for p in self._rows.values() if p.booking_id == booking_id), key=lambda p: (p.created_at, p.id)
         )
+
+    def for_bookings(self, booking_ids: Sequence[str]) -> dict[str, Sequence[Payment]]:
+        found = {booking_id: self.for_booking(booking_id) for booking_id in set(booking_ids)}
+        return {booking_id: payments for booking_id, payments in found.items() if payments}
 
     def by_intent(self, payment_intent_id: str) -> Payment | None:
         return next((p for p in self._rows.values() if p.payment_intent_id == payment_intent_id), None)

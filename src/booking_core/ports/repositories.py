@@ -193,6 +193,9 @@ class UserMappings(Protocol):
     def for_user(self, client_id: int, user_id: str) -> UserMapping | None:
         """The client's mapping of one of our users."""
 
+    def for_users(self, client_id: int, user_ids: Sequence[str]) -> dict[str, UserMapping]:
+        """:meth:`for_user` for several users at once, by user id (users without a mapping left out)."""
+
     def add(self, mapping: UserMapping) -> None:
         """Store a new mapping."""
 
@@ -292,6 +295,9 @@ class Payments(Protocol):
 
     def for_booking(self, booking_id: str) -> Sequence[Payment]:
         """Payments of one booking, oldest first."""
+
+    def for_bookings(self, booking_ids: Sequence[str]) -> dict[str, Sequence[Payment]]:
+        """:meth:`for_booking` for several bookings at once, by booking id (those without any left out)."""
 
     def by_intent(self, payment_intent_id: str) -> Payment | None:
         """The payment of one provider intent."""

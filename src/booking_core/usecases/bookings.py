@@ -23,7 +23,7 @@ from booking_core.usecases.changes import circumstances, kept_payment, store_cha
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.refunds import send_refunds
 from booking_core.usecases.retry import retried
-from booking_core.usecases.views import BookingView, booking_view, can_act, can_see
+from booking_core.usecases.views import BookingView, booking_view, booking_views, can_act, can_see
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -164,7 +164,7 @@ def list_bookings(
         found = fetch_page(
             page or Page(), lambda limit, offset: uow.bookings.list(query, limit=limit, offset=offset)
         )
-        return found.map(lambda booking: booking_view(uow, booking, now))
+        return Paged(booking_views(uow, found.items, now), found.next_offset)
 
 
 def get_booking(deps: Deps, actor: Actor, booking_id: str) -> BookingView:
