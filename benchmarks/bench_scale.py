@@ -54,6 +54,8 @@ DURATION_S = float(os.environ.get("BENCH_DURATION_S", "3"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 TZ = ZoneInfo("Europe/Berlin")
 GOAL = 1.5
+#: The commission list's page size in both runs: as many records as the small database has in the month.
+COMMISSION_PAGE = 100
 SMALL = Sizes(venues=1, resources=10, bookings=1_000, users=100, clients=2, mappings=500)
 
 
@@ -235,8 +237,8 @@ def _rounds(port: int, url: str) -> dict[str, list[dict[str, float]]]:
         "client users/mappings/ (page 1)": lambda _: wrk(
             port, "/api/v1/client/users/mappings/", CLIENT_TOKEN
         ),
-        f"client commissions/ ({last_month})": lambda _: wrk(
-            port, f"/api/v1/client/commissions/?month={last_month}", CLIENT_TOKEN
+        f"client commissions/ (page of {COMMISSION_PAGE})": lambda _: wrk(
+            port, f"/api/v1/client/commissions/?month={last_month}&limit={COMMISSION_PAGE}", CLIENT_TOKEN
         ),
     }
     # warm-up, not counted: prepared statements, the per-process caches, the pool, the heavy pages' resources
@@ -279,6 +281,18 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _commissions_last_month(url: str) -> int:
+    """How many commission records the heavy client has last month (the small database's page)."""
+    month = (datetime.now(TZ).replace(day=1) - timedelta(days=1)).strftime("%Y-%m")
+    with psycopg.connect(url) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM commissions c JOIN clients k ON k.id = c.client_id "
+            "WHERE k.name = %s AND month = %s",
+            [CLIENT_NAME, month],
+        ).fetchone()
+    return max(1, min(100, int(row[0]) if row else 1))
+
+
 def _summary(runs: list[dict[str, float]]) -> dict[str, float]:
     figures = {key: statistics.median(r[key] for r in runs) for key in ("rps", "p50_ms", "p99_ms")}
     figures["max_ms"] = max(r["max_ms"] for r in runs)
@@ -317,6 +331,8 @@ def main() -> int:
         with temporary_database() as url:
             info = prepare(url, SMALL, Path(tmp), "small")
             print(f"small database: {info['counts']}, {info['size']}")
+            global COMMISSION_PAGE  # both databases answer the same page size
+            COMMISSION_PAGE = _commissions_last_month(url)
             small = measure(url, Path(tmp))
         with database(os.environ.get("BENCH_SCALE_KEEP")) as url:
             info = prepare(url, large_sizes, Path(tmp), "large")
