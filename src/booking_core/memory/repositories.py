@@ -42,7 +42,9 @@ class MemoryResources:
     def get(self, resource_id: int) -> Resource | None:
         return self._rows.get(resource_id)
 
-    def list(self, query: ResourceQuery) -> builtins.list[Resource]:
+    def list(
+        self, query: ResourceQuery, *, limit: int | None = None, offset: int = 0
+    ) -> builtins.list[Resource]:
         def keep(r: Resource) -> bool:
             return (
                 (query.venue_id is None or r.venue.id == query.venue_id)
@@ -52,7 +54,8 @@ class MemoryResources:
                 and (query.is_bookable is None or r.is_bookable == query.is_bookable)
             )
 
-        return sorted(filter(keep, self._rows.values()), key=lambda r: (r.venue.name, r.name, r.id))
+        found = sorted(filter(keep, self._rows.values()), key=lambda r: (r.venue.name, r.name, r.id))
+        return found[offset:] if limit is None else found[offset : offset + limit]
 
     def for_venue(self, venue_id: int) -> builtins.list[Resource]:
         return sorted(

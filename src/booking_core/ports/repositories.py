@@ -72,8 +72,11 @@ class Resources(Protocol):
     def get(self, resource_id: int) -> Resource | None:
         """The resource with its venue, schedules and unavailable periods."""
 
-    def list(self, query: ResourceQuery) -> builtins.list[Resource]:
-        """Resources matching ``query``, ordered by venue then name."""
+    def list(
+        self, query: ResourceQuery, *, limit: int | None = None, offset: int = 0
+    ) -> builtins.list[Resource]:
+        """Resources matching ``query``, ordered by venue then name (ties by id); at most ``limit``
+        from ``offset``."""
 
     def for_venue(self, venue_id: int) -> builtins.list[Resource]:
         """All resources of one venue, active or not."""

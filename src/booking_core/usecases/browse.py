@@ -19,6 +19,7 @@ from booking_core.availability import (
 from booking_core.catalog import Resource
 from booking_core.errors import BadRequest, NotFound, ValidationFailed
 from booking_core.limits import parse_date
+from booking_core.paging import Page, Paged, fetch_page
 from booking_core.ports import ResourceQuery, UnitOfWork
 from booking_core.pricing import DEMAND_WINDOW, demand_level
 from booking_core.timerange import TimeRange
@@ -93,10 +94,12 @@ def current_demand(uow: UnitOfWork, resource: Resource, now: datetime) -> Decima
     return demand_level(resource, blocking=[b.span for b in upcoming], now=now)
 
 
-def list_resources(deps: Deps, query: ResourceQuery) -> list[Resource]:
-    """Resources matching the filters (active and bookable unless asked otherwise)."""
+def list_resources(deps: Deps, query: ResourceQuery, *, page: Page | None = None) -> Paged[Resource]:
+    """One page of the resources matching the filters (active and bookable unless asked otherwise)."""
     with deps.read_lagging() as uow:
-        return uow.resources.list(query)
+        return fetch_page(
+            page or Page(), lambda limit, offset: uow.resources.list(query, limit=limit, offset=offset)
+        )
 
 
 def get_resource(deps: Deps, resource_id: int) -> ResourceDetail:
