@@ -225,6 +225,7 @@ def _rounds(port: int, url: str) -> dict[str, list[dict[str, float]]]:
         "GET /health (SELECT 1)": lambda _: wrk(port, "/health"),
         "availability 31 days": lambda _: wrk(port, availability),
         "GET /resources/?venue_slug= (9 courts)": lambda _: wrk(port, "/api/v1/resources/?venue_slug=bench"),
+        "GET /resources/ (page of 19)": lambda _: wrk(port, "/api/v1/resources/?limit=19"),
         f"POST /bookings/ ({BOOKED_COURTS} courts)": lambda n: wrk(
             port, "/", post_args=[str(int((post_start + timedelta(days=14 * n)).timestamp())), courts_arg]
         ),
