@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 DOCS_STAMP := $(VENV)/.installed-docs
 
-.PHONY: install install-dev run test lint typecheck layering unit format bench bench-http storm docs
+.PHONY: install install-dev run test lint typecheck layering unit format bench bench-http bench-scale storm docs
 
 # What the service needs to run (make run); the development tools come with install-dev.
 install: $(STAMP)
@@ -58,6 +58,11 @@ bench: install-dev
 
 bench-http: install-dev
 	$(BIN)/python benchmarks/bench_http.py
+
+# Seeds a fresh PostgreSQL database at platform size (SCALE_* variables, docs/scale.md), then
+# compares each endpoint with the same on a small database. Takes about half an hour at full size.
+bench-scale: install-dev
+	$(BIN)/python benchmarks/bench_scale.py
 
 # The webhook storm at the issue's size (1,000 events for 200 bookings, each delivered twice, on
 # PostgreSQL with 4 server processes); make test runs it scaled down. Prints the figures.
