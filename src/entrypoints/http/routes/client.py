@@ -13,6 +13,7 @@ from booking_core.paging import Page
 from booking_core.usecases import clients
 from booking_core.usecases.deps import Deps
 from entrypoints.http.auth import client_token_required, provide_principal
+from entrypoints.http.openapi import CLIENT_ONLY, CLIENT_READ_ANSWERS, CLIENT_WRITE_ANSWERS
 from entrypoints.http.paging import LINK_HEADER, paged_response
 from entrypoints.http.structs.commissions import CommissionOut
 from entrypoints.http.structs.fields import (
@@ -45,7 +46,7 @@ def _client(request: Request[Any, Any, Any]) -> int:
     return client_id
 
 
-@post("/users/register/", sync_to_thread=True)
+@post("/users/register/", sync_to_thread=True, responses=CLIENT_WRITE_ANSWERS)
 def register_user(
     deps: NamedDependency[Deps], request: Request[Any, Any, Any], data: JSONBody[RegisterUserIn]
 ) -> UserRegistered:
@@ -62,7 +63,7 @@ def register_user(
     return UserRegistered.of(registration)
 
 
-@get("/users/lookup/", sync_to_thread=True)
+@get("/users/lookup/", sync_to_thread=True, responses=CLIENT_READ_ANSWERS)
 def lookup_user(
     deps: NamedDependency[Deps], request: Request[Any, Any, Any], external_id: RequiredExternalId
 ) -> UserMappingOut:
@@ -70,7 +71,7 @@ def lookup_user(
     return UserMappingOut.of(clients.lookup_user(deps, _client(request), external_id))
 
 
-@get("/users/mappings/", sync_to_thread=True, response_headers=[LINK_HEADER])
+@get("/users/mappings/", sync_to_thread=True, response_headers=[LINK_HEADER], responses=CLIENT_READ_ANSWERS)
 def list_user_mappings(
     deps: NamedDependency[Deps],
     request: Request[Any, Any, Any],
@@ -84,7 +85,7 @@ def list_user_mappings(
     return paged_response(request, found, UserMappingOut.of)
 
 
-@post("/resources/register/", sync_to_thread=True)
+@post("/resources/register/", sync_to_thread=True, responses=CLIENT_WRITE_ANSWERS)
 def register_resource(
     deps: NamedDependency[Deps], request: Request[Any, Any, Any], data: JSONBody[RegisterResourceIn]
 ) -> ResourceRegistered:
@@ -99,7 +100,7 @@ def register_resource(
     return ResourceRegistered.of(registration)
 
 
-@get("/resources/lookup/", sync_to_thread=True)
+@get("/resources/lookup/", sync_to_thread=True, responses=CLIENT_READ_ANSWERS)
 def lookup_resource(
     deps: NamedDependency[Deps], request: Request[Any, Any, Any], external_id: RequiredExternalId
 ) -> ResourceMappingOut:
@@ -107,7 +108,9 @@ def lookup_resource(
     return ResourceMappingOut.of(clients.lookup_resource(deps, _client(request), external_id))
 
 
-@get("/resources/mappings/", sync_to_thread=True, response_headers=[LINK_HEADER])
+@get(
+    "/resources/mappings/", sync_to_thread=True, response_headers=[LINK_HEADER], responses=CLIENT_READ_ANSWERS
+)
 def list_resource_mappings(
     deps: NamedDependency[Deps],
     request: Request[Any, Any, Any],
@@ -119,7 +122,7 @@ def list_resource_mappings(
     return paged_response(request, found, ResourceMappingOut.of)
 
 
-@post("/venues/register/", sync_to_thread=True)
+@post("/venues/register/", sync_to_thread=True, responses=CLIENT_WRITE_ANSWERS)
 def register_venue(
     deps: NamedDependency[Deps], request: Request[Any, Any, Any], data: JSONBody[RegisterVenueIn]
 ) -> VenueRegistered:
@@ -134,7 +137,7 @@ def register_venue(
     return VenueRegistered.of(registration)
 
 
-@get("/venues/lookup/", sync_to_thread=True)
+@get("/venues/lookup/", sync_to_thread=True, responses=CLIENT_READ_ANSWERS)
 def lookup_venue(
     deps: NamedDependency[Deps], request: Request[Any, Any, Any], external_id: RequiredExternalId
 ) -> VenueMappingOut:
@@ -142,7 +145,7 @@ def lookup_venue(
     return VenueMappingOut.of(clients.lookup_venue(deps, _client(request), external_id))
 
 
-@get("/venues/mappings/", sync_to_thread=True, response_headers=[LINK_HEADER])
+@get("/venues/mappings/", sync_to_thread=True, response_headers=[LINK_HEADER], responses=CLIENT_READ_ANSWERS)
 def list_venue_mappings(
     deps: NamedDependency[Deps],
     request: Request[Any, Any, Any],
@@ -156,7 +159,7 @@ def list_venue_mappings(
     return paged_response(request, found, VenueMappingOut.of)
 
 
-@get("/venues/resources/", sync_to_thread=True)
+@get("/venues/resources/", sync_to_thread=True, responses=CLIENT_READ_ANSWERS)
 def venue_resources(
     deps: NamedDependency[Deps],
     request: Request[Any, Any, Any],
@@ -166,7 +169,7 @@ def venue_resources(
     return VenueWithResources.of(clients.venue_resources(deps, _client(request), venue_external_id))
 
 
-@get("/commissions/", sync_to_thread=True)
+@get("/commissions/", sync_to_thread=True, responses=CLIENT_READ_ANSWERS)
 def list_commissions(
     deps: NamedDependency[Deps], request: Request[Any, Any, Any], month: QueryText = None
 ) -> list[CommissionOut]:
@@ -191,4 +194,5 @@ router = Router(
         list_commissions,
     ],
     tags=["client"],
+    security=CLIENT_ONLY,
 )

@@ -47,7 +47,7 @@ class MetricsController(PrometheusController):
     opt = {UNLIMITED_OPT_KEY: True}  # noqa: RUF012 - Litestar reads it as a class attribute
     tags = ["operations"]  # noqa: RUF012
 
-    @get(sync_to_thread=True)
+    @get(sync_to_thread=True, operation_id="metrics")
     def get(self, state: State) -> Response[bytes]:  # type: ignore[override]
         """The process's HTTP metrics and the outbox's pending and failed counts."""
         registry = REGISTRY
