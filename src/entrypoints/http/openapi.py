@@ -301,6 +301,20 @@ def openapi_config() -> OpenAPIConfig:
     )
 
 
+def _complete(status: str, response: OpenAPIResponse) -> None:
+    """Add the headers an error always carries, give documented headers their (string) schema, and
+    drop the ids Litestar leaves inside named examples."""
+    if status in _ERROR_HEADERS:
+        response.headers = {**(response.headers or {}), **_ERROR_HEADERS[status]}
+    for header in (response.headers or {}).values():
+        if isinstance(header, OpenAPIHeader) and header.schema is None:  # e.g. Link, declared without a value
+            header.schema = Schema(type=OpenAPIType.STRING)
+    for media in (response.content or {}).values():
+        for example in (media.examples or {}).values():
+            if isinstance(example, Example):
+                example.id = None  # already the example's key; not a field of an Example Object
+
+
 def finish(app: Litestar, api_prefix: str) -> None:
     """Complete the generated document: the interface's trailing slashes, error headers and examples."""
     schema = app.openapi_schema
@@ -313,10 +327,14 @@ def finish(app: Litestar, api_prefix: str) -> None:
         for item in schema.paths.values():
             for operation in (item.get, item.post, item.put, item.patch, item.delete):
                 for status, response in (operation.responses or {}).items() if operation else ():
-                    if status in _ERROR_HEADERS and isinstance(response, OpenAPIResponse):
-                        response.headers = {**(response.headers or {}), **_ERROR_HEADERS[status]}
+                    if isinstance(response, OpenAPIResponse):
+                        _complete(status, response)
     components = schema.components.schemas if schema.components else {}
-    for name, example in EXAMPLES.items():
-        component = components.get(name)
+    for closed in (ErrorBody.__name__, DetailBody.__name__):
+        if closed in components:  # exactly one key: tells them apart from field-keyed messages
+            components[closed].additional_properties = False
+    for struct, example in EXAMPLES.items():
+        component = components.get(struct.__name__)
         if component is not None:
-            component.examples = [dict(example)]
+            # as the struct itself: checked now, and its nulls survive (Litestar drops None from dicts)
+            component.examples = [msgspec.convert(example, struct)]

@@ -6,7 +6,7 @@ from typing import Any
 
 from litestar import Request, Response, Router, get, post
 from litestar.di import NamedDependency
-from litestar.params import FromQuery, JSONBody
+from litestar.params import JSONBody
 
 from booking_core.limits import DEFAULT_PAGE_SIZE
 from booking_core.paging import Page
@@ -19,6 +19,7 @@ from entrypoints.http.structs.commissions import CommissionOut
 from entrypoints.http.structs.fields import (
     Limit,
     Offset,
+    QueryBool,
     QueryExternalId,
     QueryText,
     RequiredExternalId,
@@ -75,7 +76,7 @@ def lookup_user(
 def list_user_mappings(
     deps: NamedDependency[Deps],
     request: Request[Any, Any, Any],
-    is_active: FromQuery[bool | None] = None,
+    is_active: QueryBool = None,
     limit: Limit = DEFAULT_PAGE_SIZE,
     offset: Offset = 0,
 ) -> Response[list[UserMappingOut]]:

@@ -82,6 +82,7 @@ QueryExternalId = Annotated[
 ]
 RequiredExternalId = Annotated[str, Parameter(min_length=1, max_length=MAX_EXTERNAL_ID)]
 QueryText = Annotated[str | None, Parameter(max_length=MAX_NAME, schema_extra=_STRING)]
+QueryBool = Annotated[bool | None, Parameter(schema_extra={"one_of": None, "type": OpenAPIType.BOOLEAN})]
 #: Optional to Litestar so that the use case answers a missing date with its own message; the
 #: document says what a caller must send.
 QueryDate = Annotated[
