@@ -23,6 +23,7 @@ from litestar.openapi.spec import (
     Example,
     OpenAPIHeader,
     OpenAPIResponse,
+    Reference,
     Schema,
     SecurityRequirement,
     SecurityScheme,
@@ -109,6 +110,8 @@ class DetailBody(msgspec.Struct):
 
 #: ``{"field": ["message", ...]}``; ``non_field_errors`` for a rule about the request as a whole.
 FieldErrors = dict[str, list[str]]
+#: Its name in the document (``finish`` puts it there: Litestar names only classes).
+FIELD_ERRORS = "FieldErrors"
 
 _BAD_REQUEST_BODY = Union[FieldErrors, ErrorBody, DetailBody]  # noqa: UP007 - a runtime type for Litestar
 _REFUSAL_BODY = Union[DetailBody, ErrorBody]  # noqa: UP007
@@ -301,11 +304,20 @@ def openapi_config() -> OpenAPIConfig:
     )
 
 
+def _ref(name: str) -> Reference:
+    return Reference(ref=f"#/components/schemas/{name}")
+
+
 def _complete(status: str, response: OpenAPIResponse) -> None:
     """Add the headers an error always carries, give documented headers their (string) schema, and
     drop the ids Litestar leaves inside named examples."""
     if status in _ERROR_HEADERS:
         response.headers = {**(response.headers or {}), **_ERROR_HEADERS[status]}
+    if status == "400" and response.content:
+        # one named schema for the field-keyed messages, not an inline copy per operation
+        response.content["application/json"].schema = Schema(
+            one_of=[_ref(FIELD_ERRORS), _ref(ErrorBody.__name__), _ref(DetailBody.__name__)]
+        )
     for header in (response.headers or {}).values():
         if isinstance(header, OpenAPIHeader) and header.schema is None:  # e.g. Link, declared without a value
             header.schema = Schema(type=OpenAPIType.STRING)
@@ -330,6 +342,15 @@ def finish(app: Litestar, api_prefix: str) -> None:
                     if isinstance(response, OpenAPIResponse):
                         _complete(status, response)
     components = schema.components.schemas if schema.components else {}
+    components[FIELD_ERRORS] = Schema(
+        type=OpenAPIType.OBJECT,
+        additional_properties=Schema(type=OpenAPIType.ARRAY, items=Schema(type=OpenAPIType.STRING)),
+        description=(
+            "Messages keyed by the field (or header or parameter) they concern; `non_field_errors` for "
+            "a rule about the request as a whole."
+        ),
+        examples=[{"start_datetime": ["This field is required."]}],
+    )
     for closed in (ErrorBody.__name__, DetailBody.__name__):
         if closed in components:  # exactly one key: tells them apart from field-keyed messages
             components[closed].additional_properties = False
