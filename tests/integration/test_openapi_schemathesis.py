@@ -8,6 +8,7 @@ module takes a few minutes on a busy machine.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,8 @@ from tests.support.server import serving
 
 pytestmark = pytest.mark.slow
 
-EXAMPLES_PER_OPERATION = 40
+#: Per operation, caller and kind of data (valid, invalid); raise it for a deeper run.
+EXAMPLES_PER_OPERATION = int(os.environ.get("BOOKING_SCHEMATHESIS_EXAMPLES", "40"))
 PARTNER_USER = "st-partner-user"
 CHECKS = [
     checks.not_a_server_error,

@@ -207,11 +207,9 @@ _ANSWERS: dict[int, ResponseSpec] = {
 }
 
 
-def answers(*statuses: int, **success: ResponseSpec) -> dict[int, ResponseSpec]:
-    """The error answers of ``statuses``, plus success answers given as ``s201=ResponseSpec(...)``."""
-    found = {status: _ANSWERS[status] for status in statuses}
-    found.update({int(name.removeprefix("s")): spec for name, spec in success.items()})
-    return dict(sorted(found.items()))
+def answers(*statuses: int) -> dict[int, ResponseSpec]:
+    """The error answers of ``statuses``, in order."""
+    return {status: _ANSWERS[status] for status in sorted(statuses)}
 
 
 #: Every ``/api/v1`` request may be refused as malformed (400), throttled (429) or meet a database
