@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: install install-dev run test lint typecheck layering unit format bench bench-http storm
+.PHONY: install install-dev run test lint typecheck layering unit format bench bench-http bench-scale storm
 
 # What the service needs to run (make run); the development tools come with install-dev.
 install: $(STAMP)
@@ -53,6 +53,11 @@ bench: install-dev
 
 bench-http: install-dev
 	$(BIN)/python benchmarks/bench_http.py
+
+# Seeds a fresh PostgreSQL database at platform size (SCALE_* variables, docs/scale.md), then
+# compares each endpoint with the same on a small database. Takes about half an hour at full size.
+bench-scale: install-dev
+	$(BIN)/python benchmarks/bench_scale.py
 
 # The webhook storm at the issue's size (1,000 events for 200 bookings, each delivered twice, on
 # PostgreSQL with 4 server processes); make test runs it scaled down. Prints the figures.
