@@ -10,7 +10,6 @@ from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
-from litestar.plugins.prometheus import PrometheusConfig
 
 from booking_core.limits import MAX_BODY_BYTES
 from booking_core.usecases.deps import Deps
@@ -18,6 +17,7 @@ from entrypoints.http.errors import handle_exception
 from entrypoints.http.hashing import HASHING_STATE, HashingPool
 from entrypoints.http.inputs import check_request
 from entrypoints.http.ratelimit import KNOWN_TOKENS_STATE, KnownTokens, counter_stores, rate_limit_middleware
+from entrypoints.http.request_metrics import request_metrics
 from entrypoints.http.routes import auth, bookings, client, resources
 from entrypoints.http.routes.health import health
 from entrypoints.http.routes.index import api_index
@@ -60,14 +60,16 @@ def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
         # the API's requests only: the provider's webhook checks its signature over the raw body first
         before_request=check_request,
     )
-    metrics = PrometheusConfig(app_name="booking", prefix="booking", group_path=True)
     app = Litestar(
         route_handlers=[api, provider_webhook, health, MetricsController],
         dependencies={
             "deps": Provide(lambda: deps, use_cache=True, sync_to_thread=False),
         },
         exception_handlers={Exception: handle_exception},
-        middleware=[metrics.middleware, *rate_limit_middleware(services.settings.rate_limit_per_minute)],
+        middleware=[
+            request_metrics(app_name="booking", prefix="booking"),
+            *rate_limit_middleware(services.settings.rate_limit_per_minute),
+        ],
         stores=counter_stores(),
         request_max_body_size=MAX_BODY_BYTES,
         openapi_config=_openapi(),
