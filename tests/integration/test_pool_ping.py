@@ -19,7 +19,7 @@ def _backend_pid(engine: Engine) -> int:
 
 def _terminate(postgres_url: str, pid: int) -> None:
     with psycopg.connect(postgres_url, autocommit=True) as connection:
-        connection.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        connection.execute("SELECT pg_terminate_backend(%s, 5000)", (pid,))  # waits until it is gone
 
 
 def _counting_pings(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> list[int]:
