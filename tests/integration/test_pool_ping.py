@@ -50,7 +50,7 @@ def test_a_connection_back_from_use_moments_ago_is_not_pinged(
 def test_a_connection_that_died_while_idle_is_replaced_before_use(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    engine = make_engine(postgres_url, pool_size=1, max_overflow=0, pool_pre_ping=False)
+    engine = make_engine(postgres_url, pool_size=1, max_overflow=0, ping_after_idle_s=0.0)
     try:
         pings = _counting_pings(engine, monkeypatch)
         first = _backend_pid(engine)
