@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: install install-dev run test lint typecheck layering unit format bench bench-http
+.PHONY: install install-dev run test lint typecheck layering unit format bench bench-http soak
 
 # What the service needs to run (make run); the development tools come with install-dev.
 install: $(STAMP)
@@ -53,3 +53,7 @@ bench: install-dev
 
 bench-http: install-dev
 	$(BIN)/python benchmarks/bench_http.py
+
+# Minutes of mixed traffic on PostgreSQL (SOAK_SECONDS, default 300); not part of `make test`.
+soak: install-dev
+	$(BIN)/python benchmarks/soak.py

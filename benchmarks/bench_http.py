@@ -268,6 +268,8 @@ def worker_rss_mb(server: subprocess.Popen[bytes]) -> list[float]:
     children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
     sizes = []
     for pid in children:
+        if b"spawn_main" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+            continue  # multiprocessing's resource tracker, not a server worker
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
                 sizes.append(int(line.split()[1]) / 1024)
