@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from litestar import Litestar, get
+from litestar.params import FromPath
 from litestar.testing import TestClient
 from prometheus_client import REGISTRY
 
@@ -10,7 +11,7 @@ from entrypoints.http.request_metrics import request_metrics
 
 
 @get("/ok/{n:int}", sync_to_thread=False)
-def ok(n: int) -> dict[str, int]:
+def ok(n: FromPath[int]) -> dict[str, int]:
     return {"n": n}
 
 
