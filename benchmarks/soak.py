@@ -106,9 +106,11 @@ class Lane:
             self.conn.request(method, path, body=body, headers=headers)
             answer = self.conn.getresponse()
             status, payload = answer.status, answer.read()
-        except (http.client.HTTPException, OSError):
+        except (http.client.HTTPException, OSError) as error:
+            # no answer at all (the connection failed): counted apart from the server's 5xx
             self.conn = None
-            status, payload = 599, b""
+            out.failed(label, type(error).__name__)
+            return 0, b""
         out.add(label, status, (time.perf_counter() - started) * 1000)
         return status, payload
 
@@ -198,7 +200,12 @@ class Results:
     def __init__(self) -> None:
         self.latencies: dict[str, list[float]] = defaultdict(list)
         self.statuses: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+        self.connection_errors: dict[str, int] = defaultdict(int)
         self._lock = threading.Lock()
+
+    def failed(self, label: str, kind: str) -> None:
+        with self._lock:
+            self.connection_errors[f"{label}: {kind}"] += 1
 
     def add(self, label: str, status: int, ms: float) -> None:
         with self._lock:
@@ -209,6 +216,7 @@ class Results:
         return {
             "latencies": dict(self.latencies),
             "statuses": {label: dict(counts) for label, counts in self.statuses.items()},
+            "connection_errors": dict(self.connection_errors),
         }
 
 
@@ -275,6 +283,8 @@ def drive(
         for label, counts in part["statuses"].items():  # type: ignore[attr-defined]
             for status, count in counts.items():
                 merged.statuses[label][status] += count
+        for kind, count in part["connection_errors"].items():  # type: ignore[attr-defined]
+            merged.connection_errors[kind] += count
     return merged.plain()
 
 
@@ -340,6 +350,9 @@ def report(results: dict[str, object], seconds: float, samples: list[tuple[float
             f"{label:22} {len(values):7} {statistics.median(values):8.1f} {p99:8.1f} {values[-1]:8.1f} "
             f"{errors:5}  {codes}"
         )
+    failures: dict[str, int] = results["connection_errors"]  # type: ignore[assignment]
+    for kind, count in sorted(failures.items()):
+        print(f"no answer ({kind}): {count}")
     window = min(60.0, seconds / 3)
     first = [s for t, s in samples if t <= window]
     last = [s for t, s in samples if t >= seconds - window]
@@ -357,6 +370,7 @@ def report(results: dict[str, object], seconds: float, samples: list[tuple[float
         )
     checks = [
         (f"5xx answers: {server_errors} (goal 0)", server_errors == 0),
+        (f"requests without an answer: {sum(failures.values())} (goal 0)", not failures),
         (f"slowest answer: {slowest:.0f} ms (goal <= {MAX_ANSWER_MS:.0f} ms)", slowest <= MAX_ANSWER_MS),
         (f"RSS growth: {growth:.1%} (goal < {MAX_RSS_GROWTH:.0%})", growth < MAX_RSS_GROWTH and bool(first)),
     ]
