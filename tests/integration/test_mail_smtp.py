@@ -169,3 +169,25 @@ def test_a_server_that_does_not_answer_times_out() -> None:
             mailer.send(_notification(MailTemplate.BOOKING_PAID_USER, Language.EN), message_id="<t@x>")
     assert not stalled.value.permanent
     assert "timed out" in stalled.value.message
+
+
+class _Greylisting:
+    """Answers 451 (try again later) to every recipient, as a greylisting server does at first."""
+
+    async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str, options: Any) -> str:  # noqa: N802
+        return "451 4.7.1 greylisted, try again later"
+
+
+def test_a_temporary_refusal_is_retried_not_failed() -> None:
+    port = _free_port()
+    server = Controller(_Greylisting(), hostname="127.0.0.1", port=port)
+    server.start()
+    try:
+        with pytest.raises(MailDeliveryFailed) as deferred:
+            SmtpMailer(host="127.0.0.1", port=port, sender=SENDER).send(
+                _notification(MailTemplate.BOOKING_PAID_USER, Language.EN), message_id="<g@x>"
+            )
+    finally:
+        server.stop()
+    assert not deferred.value.permanent  # the message stays in the outbox for the next attempt
+    assert "451" in deferred.value.message

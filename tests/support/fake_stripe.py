@@ -39,6 +39,7 @@ class _Failure:
     kind: str  # "status", "stall" or "drop"
     status: int = 500
     seconds: float = 0.0
+    path: str | None = None  # only requests to this path; None: any
 
 
 @dataclass
@@ -54,17 +55,17 @@ class FakeStripe:
     _counter: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def fail_next(self, status: int = 500, times: int = 1) -> None:
-        """Answer the next ``times`` requests with a Stripe error of ``status``."""
-        self._failures.extend(_Failure("status", status=status) for _ in range(times))
+    def fail_next(self, status: int = 500, times: int = 1, *, path: str | None = None) -> None:
+        """Answer the next ``times`` requests (to ``path``, if given) with a Stripe error of ``status``."""
+        self._failures.extend(_Failure("status", status=status, path=path) for _ in range(times))
 
-    def stall_next(self, seconds: float, times: int = 1) -> None:
-        """Wait ``seconds`` before answering the next ``times`` requests."""
-        self._failures.extend(_Failure("stall", seconds=seconds) for _ in range(times))
+    def stall_next(self, seconds: float, times: int = 1, *, path: str | None = None) -> None:
+        """Wait ``seconds`` before answering the next ``times`` requests (to ``path``, if given)."""
+        self._failures.extend(_Failure("stall", seconds=seconds, path=path) for _ in range(times))
 
-    def drop_next(self, times: int = 1) -> None:
-        """Close the connection of the next ``times`` requests without answering."""
-        self._failures.extend(_Failure("drop") for _ in range(times))
+    def drop_next(self, times: int = 1, *, path: str | None = None) -> None:
+        """Close the connection of the next ``times`` requests (to ``path``, if given) without answering."""
+        self._failures.extend(_Failure("drop", path=path) for _ in range(times))
 
     def posts(self, path: str) -> list[Recorded]:
         """The POST requests to ``path``."""
@@ -142,9 +143,12 @@ class FakeStripe:
         self.refunds[refund_id] = refund
         return 200, refund
 
-    def next_failure(self) -> _Failure | None:
+    def next_failure(self, path: str) -> _Failure | None:
         with self._lock:
-            return self._failures.pop(0) if self._failures else None
+            for index, failure in enumerate(self._failures):
+                if failure.path in {None, path}:
+                    return self._failures.pop(index)
+            return None
 
 
 def _nested(params: dict[str, str], name: str) -> dict[str, str]:
@@ -170,7 +174,7 @@ def _handler(fake: FakeStripe) -> type[BaseHTTPRequestHandler]:
             params = dict(parse_qsl(raw or query, keep_blank_values=True))
             headers = {k.lower(): v for k, v in self.headers.items()}
             fake.requests.append(Recorded(self.command, path, headers, params))
-            failure = fake.next_failure()
+            failure = fake.next_failure(path)
             if failure and failure.kind == "drop":
                 self.close_connection = True
                 self.connection.shutdown(2)
