@@ -6,7 +6,8 @@ response written in two parts waits for the client's delayed ACK: 40 ms on every
 
 ``booking serve`` uses the httptools parser (C) on uvloop: the pure-Python h11 parser on the
 standard event loop cost more than half of the time of the cheapest request (docs/performance.md).
-The h11 variant stays for servers started without the optional C extensions.
+The h11 variant stays for running the app by hand where those C extensions cannot be installed
+(``uvicorn --http entrypoints.http.protocol:NoDelayH11Protocol ...``).
 """
 
 from __future__ import annotations
