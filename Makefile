@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: install install-dev run test lint typecheck layering unit format bench bench-http soak storm
+.PHONY: install install-dev run test lint typecheck layering unit format bench bench-http bench-scale soak storm
 
 # What the service needs to run (make run); the development tools come with install-dev.
 install: $(STAMP)
@@ -57,6 +57,11 @@ bench-http: install-dev
 # Minutes of mixed traffic on PostgreSQL (SOAK_SECONDS, default 300); not part of `make test`.
 soak: install-dev
 	$(BIN)/python benchmarks/soak.py
+
+# Seeds a fresh PostgreSQL database at platform size (SCALE_* variables, docs/scale.md), then
+# compares each endpoint with the same on a small database. Takes about half an hour at full size.
+bench-scale: install-dev
+	$(BIN)/python benchmarks/bench_scale.py
 
 # The webhook storm at the issue's size (1,000 events for 200 bookings, each delivered twice, on
 # PostgreSQL with 4 server processes); make test runs it scaled down. Prints the figures.

@@ -30,6 +30,8 @@ class Services:
     engine: Engine
     deps: Deps
     mailer: Mailer
+    #: The read replica's engine (``BOOKING_DATABASE_REPLICA_URL``), if there is one.
+    replica_engine: Engine | None = None
 
     def ping(self) -> bool:
         """True when the database answers (``GET /health``)."""
@@ -38,6 +40,8 @@ class Services:
     def close(self) -> None:
         """Release the database connections."""
         self.engine.dispose()
+        if self.replica_engine is not None:
+            self.replica_engine.dispose()
 
 
 def payment_gateway(settings: Settings) -> PaymentGateway:
@@ -77,13 +81,27 @@ def bootstrap(settings: Settings) -> Services:
     except ValueError as exc:
         raise ConfigError(f"BOOKING_DATABASE_URL: {exc}") from None
     writes, reads = SqlaUnitOfWork.factories(engine)
+    replica = _replica_engine(settings)
     deps = Deps(
         uow=writes,
         reads=reads,
+        # its own resource cache: a replica a revision behind would evict the primary's entries
+        lagging_reads=None if replica is None else SqlaUnitOfWork.factory(replica, read_only=True),
         clock=SystemClock(),
         ids=RandomIds(),
         passwords=Argon2Passwords(),
         payments=gateway,
         hold_minutes=settings.pending_hold_minutes,
     )
-    return Services(settings=settings, engine=engine, deps=deps, mailer=mailer(settings))
+    return Services(
+        settings=settings, engine=engine, deps=deps, mailer=mailer(settings), replica_engine=replica
+    )
+
+
+def _replica_engine(settings: Settings) -> Engine | None:
+    if settings.database_replica_url is None:
+        return None
+    try:
+        return make_engine(settings.database_replica_url)
+    except ValueError as exc:
+        raise ConfigError(f"BOOKING_DATABASE_REPLICA_URL: {exc}") from None

@@ -152,18 +152,35 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _require_migrated(settings: Settings) -> None:
     """Refuse to work on a database that lacks migrations (it would fail later, less clearly)."""
+    _require_migrated_at(settings.database_url)
+
+
+def _require_migrated_at(url: str, variable: str = "") -> None:
+    label = f"{variable}: " if variable else ""
     try:
-        current = current_revision(settings.database_url)
+        current = current_revision(url)
     except SQLAlchemyError as exc:
-        raise _Exit(f"cannot open the database {settings.database_url}: {_first_line(exc)}") from None
+        raise _Exit(f"{label}cannot open the database {url}: {_first_line(exc)}") from None
     head = head_revision()
     if current is None:
-        raise _Exit(f"the database {settings.database_url} is not migrated; run `booking db upgrade` first")
+        raise _Exit(f"{label}the database {url} is not migrated; run `booking db upgrade` first")
     if current != head:
         raise _Exit(
-            f"the database {settings.database_url} is at revision {current}, this version needs {head}; "
+            f"{label}the database {url} is at revision {current}, this version needs {head}; "
             "run `booking db upgrade` first"
         )
+
+
+def _require_scale_out(settings: Settings) -> None:
+    """The replica and Redis are checked at start-up: a typo should not surface as slow 503s later."""
+    if settings.database_replica_url is not None:
+        # The replica gets the schema by replication: behind the head means it lags or is not one.
+        _require_migrated_at(settings.database_replica_url, "BOOKING_DATABASE_REPLICA_URL")
+    if settings.redis_url is not None:
+        from entrypoints.http.shared_counters import check_reachable  # only deployments with Redis
+
+        if (problem := check_reachable(settings.redis_url)) is not None:
+            raise _Exit(f"BOOKING_REDIS_URL: {problem}")
 
 
 def _first_line(exc: SQLAlchemyError) -> str:
@@ -193,6 +210,7 @@ def _load(services: Services, spec: CatalogSpec, source: str) -> None:
 def _serve(_: argparse.Namespace) -> int:
     settings = load_settings()
     _require_migrated(settings)
+    _require_scale_out(settings)
     bootstrap(settings).close()  # fail here, in one line, on configuration the app would refuse
     from entrypoints.server import ServeError, ensure_port_free, serve  # only serve needs these
 

@@ -55,6 +55,12 @@ class Settings:
     rate_limit_per_minute: int = 600
     login_rate_limit_per_minute: int = 10
     inprocess_worker: bool = True
+    #: Read-only work (browsing, availability, lists) goes here when set; it may lag the primary.
+    database_replica_url: str | None = None
+    #: Rate-limit counters shared through Redis when set; each process counts alone otherwise.
+    redis_url: str | None = None
+    #: Prefix of every key the service writes to Redis, so deployments (or tests) can share one server.
+    redis_namespace: str = "booking"
     sepa_debtor: SepaDebtorSettings = field(default_factory=lambda: SepaDebtorSettings())
 
 
@@ -98,6 +104,9 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
             "BOOKING_LOGIN_RATE_LIMIT_PER_MINUTE", d.login_rate_limit_per_minute, _int_range(0, 10**9)
         ),
         inprocess_worker=env.get("BOOKING_INPROCESS_WORKER", d.inprocess_worker, _boolean),
+        database_replica_url=env.get("BOOKING_DATABASE_REPLICA_URL", None, _replica_url),
+        redis_url=env.get("BOOKING_REDIS_URL", None, _redis_url),
+        redis_namespace=env.get("BOOKING_REDIS_NAMESPACE", d.redis_namespace, _namespace),
         sepa_debtor=_sepa_debtor(env),
     )
     _check_stripe_keys(settings)
@@ -242,6 +251,24 @@ def _boolean(raw: str) -> bool:
 def _database_url(raw: str) -> str:
     if not raw.startswith(_DB_URL_PREFIXES) or raw in _DB_URL_PREFIXES:
         raise ValueError("must be sqlite:///PATH or postgresql://USER@HOST/DB")
+    return raw
+
+
+def _replica_url(raw: str) -> str:
+    if not raw.startswith(("postgresql://", "postgres://", "postgresql+psycopg://")):
+        raise ValueError("must be a postgresql://USER@HOST/DB URL of a streaming replica")
+    return raw
+
+
+def _redis_url(raw: str) -> str:
+    if not re.fullmatch(r"(rediss?|unix)://\S+", raw):
+        raise ValueError("must be a redis://HOST:PORT/DB, rediss:// or unix:// URL")
+    return raw
+
+
+def _namespace(raw: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9_.:-]{1,64}", raw):
+        raise ValueError("must be 1 to 64 letters, digits or _ . : -")
     return raw
 
 

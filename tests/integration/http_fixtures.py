@@ -30,6 +30,7 @@ from adapters.catalog import validate_catalog, write_catalog
 from adapters.passwords import Argon2Passwords
 from adapters.sqla import make_engine
 from adapters.sqla.migrate import upgrade
+from booking_core.paging import Page
 from booking_core.ports import ResourceQuery
 from booking_core.usecases.browse import list_resources
 from entrypoints.bootstrap import Services, bootstrap
@@ -280,7 +281,9 @@ def start(
     services = replace(services, deps=replace(services.deps, clock=clock))
     if customize is not None:
         services = customize(services)
-    found = list_resources(services.deps, ResourceQuery(is_active=None, is_bookable=None))
+    found = list_resources(
+        services.deps, ResourceQuery(is_active=None, is_bookable=None), page=Page(limit=1000)
+    ).items
     try:
         with TestClient(create_app(services), raise_server_exceptions=False) as client:
             yield Api(

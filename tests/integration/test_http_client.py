@@ -450,3 +450,22 @@ def test_null_characters_are_refused_on_every_backend(api: Api) -> None:
     assert response.json() == {"detail": "Null characters are not allowed."}
     lookup = api.client.get(f"{CLIENT}/users/lookup/?external_id=a%00b", headers=auth(PARTNER))
     assert lookup.status_code == 400
+
+
+def test_commissions_come_a_page_at_a_time(api: Api) -> None:
+    _register_user(api, "u1", "one@example.com")
+    made = [_client_book(api, "u1", resource) for resource in ("Court 1", "Court 2")]
+    for booking in made:
+        pay(api, PARTNER, booking["id"], headers={"X-User-External-ID": "u1"})
+    first = api.client.get(f"{CLIENT}/commissions/?month=2026-06&limit=1", headers=auth(PARTNER))
+    assert first.status_code == 200
+    assert len(first.json()) == 1
+    assert first.headers["link"].endswith('offset=1>; rel="next"'), first.headers["link"]
+    second = api.client.get(f"{CLIENT}/commissions/?month=2026-06&limit=1&offset=1", headers=auth(PARTNER))
+    assert "link" not in second.headers
+    together = first.json() + second.json()
+    assert {r["booking_id"] for r in together} == {b["id"] for b in made}
+    whole = api.client.get(f"{CLIENT}/commissions/?month=2026-06", headers=auth(PARTNER)).json()
+    assert whole == together
+    too_many = api.client.get(f"{CLIENT}/commissions/?month=2026-06&limit=1001", headers=auth(PARTNER))
+    assert too_many.status_code == 400

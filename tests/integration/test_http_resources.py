@@ -105,7 +105,7 @@ def test_list_filters(api: Api) -> None:
 
     padel_type = next(
         a.id
-        for r in list_resources(api.services.deps, ResourceQuery())
+        for r in list_resources(api.services.deps, ResourceQuery()).items
         for a in r.activity_types
         if a.name == "padel"
     )
@@ -341,3 +341,16 @@ def test_availability_respects_the_venue_timezone(api: Api) -> None:
     assert body["available_ranges"][0]["currency"] == "USD"
     closed = _ranges(api, f"resource_id={padel}&start_date=2026-06-10&end_date=2026-06-10")
     assert closed == []
+
+
+def test_the_resource_list_comes_a_page_at_a_time(api: Api) -> None:
+    whole = api.client.get(RESOURCES)
+    assert whole.status_code == 200
+    assert "link" not in whole.headers
+    assert len(whole.json()) >= 2
+    first = api.client.get(f"{RESOURCES}?limit=1")
+    assert [r["id"] for r in first.json()] == [whole.json()[0]["id"]]
+    assert first.headers["link"].endswith('offset=1>; rel="next"'), first.headers["link"]
+    rest = api.client.get(f"{RESOURCES}?limit=1000&offset=1")
+    assert [r["id"] for r in rest.json()] == [r["id"] for r in whole.json()[1:]]
+    assert api.client.get(f"{RESOURCES}?limit=0").status_code == 400

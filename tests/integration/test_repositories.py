@@ -445,6 +445,12 @@ def test_user_mappings(world: Backend) -> None:
         assert uow.user_mappings.get(2, "ext-anna") is None
         assert uow.user_mappings.for_user(1, OTHER_USER_ID) == second
         assert uow.user_mappings.for_user(1, "nobody") is None
+        users = [USER_ID, OTHER_USER_ID, "nobody", USER_ID]
+        assert uow.user_mappings.for_users(1, users) == {
+            u: uow.user_mappings.for_user(1, u) for u in (USER_ID, OTHER_USER_ID)
+        }
+        assert uow.user_mappings.for_users(2, users) == {}
+        assert uow.user_mappings.for_users(1, []) == {}
         listed = uow.user_mappings.list(1, is_active=None, limit=10, offset=0)
         active = uow.user_mappings.list(1, is_active=True, limit=10, offset=0)
         page = uow.user_mappings.list(1, is_active=None, limit=1, offset=1)
@@ -626,6 +632,9 @@ def test_payments_and_processed_events(world: Backend) -> None:
         assert uow.payments.by_intent("pi_2") == second
         assert uow.payments.by_intent("pi_none") is None
         assert list(uow.payments.for_booking(booking.id)) == [first, second]
+        batch = uow.payments.for_bookings([booking.id, "none", booking.id])
+        assert {k: list(v) for k, v in batch.items()} == {booking.id: [first, second]}
+        assert uow.payments.for_bookings([]) == {}
         uow.payments.save(succeeded)
         assert uow.payments.mark_event_processed("evt_1", NOW) is False
         assert uow.payments.mark_event_processed("evt_2", NOW) is True

@@ -28,6 +28,11 @@ def test_defaults_match_the_contract() -> None:
     assert settings.pending_hold_minutes == 15
     assert settings.rate_limit_per_minute == 600
     assert settings.inprocess_worker is True
+    assert (settings.database_replica_url, settings.redis_url, settings.redis_namespace) == (
+        None,
+        None,
+        "booking",
+    )
 
 
 def test_every_variable_is_read() -> None:
@@ -54,6 +59,9 @@ def test_every_variable_is_read() -> None:
             "BOOKING_RATE_LIMIT_PER_MINUTE": "0",
             "BOOKING_LOGIN_RATE_LIMIT_PER_MINUTE": "5",
             "BOOKING_INPROCESS_WORKER": "false",
+            "BOOKING_DATABASE_REPLICA_URL": "postgresql://u@replica/booking",
+            "BOOKING_REDIS_URL": "redis://cache:6379/2",
+            "BOOKING_REDIS_NAMESPACE": "booking-eu",
         },
         env_file=None,
     )
@@ -80,6 +88,9 @@ def test_every_variable_is_read() -> None:
         rate_limit_per_minute=0,
         login_rate_limit_per_minute=5,
         inprocess_worker=False,
+        database_replica_url="postgresql://u@replica/booking",
+        redis_url="redis://cache:6379/2",
+        redis_namespace="booking-eu",
     )
 
 
@@ -141,6 +152,13 @@ def test_a_malformed_env_file_line_is_one_line_naming_the_file(tmp_path: Path) -
         ("BOOKING_RATE_LIMIT_PER_MINUTE", "-5", "must be an integer from 0 to 1000000000"),
         ("BOOKING_LOGIN_RATE_LIMIT_PER_MINUTE", "ten", "must be an integer from 0 to 1000000000"),
         ("BOOKING_INPROCESS_WORKER", "2", "must be true or false"),
+        (
+            "BOOKING_DATABASE_REPLICA_URL",
+            "sqlite:///r.db",
+            "must be a postgresql://USER@HOST/DB URL of a streaming replica",
+        ),
+        ("BOOKING_REDIS_URL", "cache:6379", "must be a redis://HOST:PORT/DB, rediss:// or unix:// URL"),
+        ("BOOKING_REDIS_NAMESPACE", "a b", "must be 1 to 64 letters, digits or _ . : -"),
     ],
 )
 def test_an_invalid_variable_gives_one_line_naming_it(variable: str, value: str, message: str) -> None:

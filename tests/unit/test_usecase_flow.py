@@ -286,9 +286,9 @@ def test_client_flow_with_commission(deps: Deps, store: InMemoryStore) -> None:
     assert view.booking.client_id == 7
     assert view.external_user_id == "u-42"
     pay(deps, view, actor)
-    [commission] = clients.list_commissions(deps, 7, "2026-06")
+    [commission] = clients.list_commissions(deps, 7, "2026-06").items
     assert (commission.amount, commission.status) == (Decimal("2.00"), CommissionStatus.OPEN)
-    assert clients.list_commissions(deps, 8, "2026-06") == []
+    assert clients.list_commissions(deps, 8, "2026-06").items == []
     payments.apply_payment_event(
         deps,
         payments.PaymentEvent(
@@ -300,7 +300,7 @@ def test_client_flow_with_commission(deps: Deps, store: InMemoryStore) -> None:
             currency="eur",
         ),
     )
-    assert clients.list_commissions(deps, 7, "2026-06")[0].status is CommissionStatus.REVERSED
+    assert clients.list_commissions(deps, 7, "2026-06").items[0].status is CommissionStatus.REVERSED
 
 
 def test_client_header_rules(deps: Deps) -> None:

@@ -42,7 +42,9 @@ class MemoryResources:
     def get(self, resource_id: int) -> Resource | None:
         return self._rows.get(resource_id)
 
-    def list(self, query: ResourceQuery) -> builtins.list[Resource]:
+    def list(
+        self, query: ResourceQuery, *, limit: int | None = None, offset: int = 0
+    ) -> builtins.list[Resource]:
         def keep(r: Resource) -> bool:
             return (
                 (query.venue_id is None or r.venue.id == query.venue_id)
@@ -52,7 +54,8 @@ class MemoryResources:
                 and (query.is_bookable is None or r.is_bookable == query.is_bookable)
             )
 
-        return sorted(filter(keep, self._rows.values()), key=lambda r: (r.venue.name, r.name, r.id))
+        found = sorted(filter(keep, self._rows.values()), key=lambda r: (r.venue.name, r.name, r.id))
+        return found[offset:] if limit is None else found[offset : offset + limit]
 
     def for_venue(self, venue_id: int) -> builtins.list[Resource]:
         return sorted(
@@ -214,6 +217,10 @@ class MemoryUserMappings:
             (m for m in self._rows.values() if m.client_id == client_id and m.user_id == user_id), None
         )
 
+    def for_users(self, client_id: int, user_ids: Sequence[str]) -> dict[str, UserMapping]:
+        found = {user_id: self.for_user(client_id, user_id) for user_id in set(user_ids)}
+        return {user_id: mapping for user_id, mapping in found.items() if mapping is not None}
+
     def add(self, mapping: UserMapping) -> None:
         self._rows[mapping.id] = mapping
 
@@ -307,8 +314,10 @@ class MemoryCommissions:
     def for_booking(self, booking_id: str) -> Commission | None:
         return next((c for c in self._rows.values() if c.booking_id == booking_id), None)
 
-    def list(self, *, client_id: int | None, month: str) -> builtins.list[Commission]:
-        return sorted(
+    def list(
+        self, *, client_id: int | None, month: str, limit: int | None = None, offset: int = 0
+    ) -> builtins.list[Commission]:
+        found = sorted(
             (
                 c
                 for c in self._rows.values()
@@ -316,6 +325,7 @@ class MemoryCommissions:
             ),
             key=lambda c: (c.created_at, c.id),
         )
+        return found[offset:] if limit is None else found[offset : offset + limit]
 
     def open_for_payout(self, month: str) -> builtins.list[Commission]:
         return [
@@ -358,6 +368,10 @@ class MemoryPayments:
         return sorted(
             (p for p in self._rows.values() if p.booking_id == booking_id), key=lambda p: (p.created_at, p.id)
         )
+
+    def for_bookings(self, booking_ids: Sequence[str]) -> dict[str, Sequence[Payment]]:
+        found = {booking_id: self.for_booking(booking_id) for booking_id in set(booking_ids)}
+        return {booking_id: payments for booking_id, payments in found.items() if payments}
 
     def by_intent(self, payment_intent_id: str) -> Payment | None:
         return next((p for p in self._rows.values() if p.payment_intent_id == payment_intent_id), None)

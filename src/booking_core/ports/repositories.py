@@ -72,8 +72,11 @@ class Resources(Protocol):
     def get(self, resource_id: int) -> Resource | None:
         """The resource with its venue, schedules and unavailable periods."""
 
-    def list(self, query: ResourceQuery) -> builtins.list[Resource]:
-        """Resources matching ``query``, ordered by venue then name."""
+    def list(
+        self, query: ResourceQuery, *, limit: int | None = None, offset: int = 0
+    ) -> builtins.list[Resource]:
+        """Resources matching ``query``, ordered by venue then name (ties by id); at most ``limit``
+        from ``offset``."""
 
     def for_venue(self, venue_id: int) -> builtins.list[Resource]:
         """All resources of one venue, active or not."""
@@ -193,6 +196,9 @@ class UserMappings(Protocol):
     def for_user(self, client_id: int, user_id: str) -> UserMapping | None:
         """The client's mapping of one of our users."""
 
+    def for_users(self, client_id: int, user_ids: Sequence[str]) -> dict[str, UserMapping]:
+        """:meth:`for_user` for several users at once, by user id (users without a mapping left out)."""
+
     def add(self, mapping: UserMapping) -> None:
         """Store a new mapping."""
 
@@ -257,8 +263,10 @@ class Commissions(Protocol):
     def for_booking(self, booking_id: str) -> Commission | None:
         """The record of one booking, locked until the transaction ends (it is about to change)."""
 
-    def list(self, *, client_id: int | None, month: str) -> builtins.list[Commission]:
-        """Records of one month, for one client or all."""
+    def list(
+        self, *, client_id: int | None, month: str, limit: int | None = None, offset: int = 0
+    ) -> builtins.list[Commission]:
+        """Records of one month, for one client or all, oldest first; at most ``limit`` from ``offset``."""
 
     def open_for_payout(self, month: str) -> builtins.list[Commission]:
         """The month's open records that no payout batch holds, locked until the transaction ends.
@@ -290,6 +298,9 @@ class Payments(Protocol):
 
     def for_booking(self, booking_id: str) -> Sequence[Payment]:
         """Payments of one booking, oldest first."""
+
+    def for_bookings(self, booking_ids: Sequence[str]) -> dict[str, Sequence[Payment]]:
+        """:meth:`for_booking` for several bookings at once, by booking id (those without any left out)."""
 
     def by_intent(self, payment_intent_id: str) -> Payment | None:
         """The payment of one provider intent."""

@@ -23,7 +23,7 @@ from booking_core.usecases.changes import circumstances, kept_payment, store_cha
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.refunds import send_refunds
 from booking_core.usecases.retry import retried
-from booking_core.usecases.views import BookingView, booking_view, can_act, can_see
+from booking_core.usecases.views import BookingView, booking_view, booking_views, can_act, can_see
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -160,11 +160,11 @@ def list_bookings(
         upcoming_at=now if upcoming else None,
         only_client_bookings=actor.client_id is not None,
     )
-    with deps.read() as uow:
+    with deps.read_lagging() as uow:
         found = fetch_page(
             page or Page(), lambda limit, offset: uow.bookings.list(query, limit=limit, offset=offset)
         )
-        return found.map(lambda booking: booking_view(uow, booking, now))
+        return Paged(booking_views(uow, found.items, now), found.next_offset)
 
 
 def get_booking(deps: Deps, actor: Actor, booking_id: str) -> BookingView:

@@ -19,6 +19,7 @@ from booking_core.availability import (
 from booking_core.catalog import Resource
 from booking_core.errors import BadRequest, NotFound, ValidationFailed
 from booking_core.limits import parse_date
+from booking_core.paging import Page, Paged, fetch_page
 from booking_core.ports import ResourceQuery, UnitOfWork
 from booking_core.pricing import DEMAND_WINDOW, demand_level
 from booking_core.timerange import TimeRange
@@ -93,15 +94,17 @@ def current_demand(uow: UnitOfWork, resource: Resource, now: datetime) -> Decima
     return demand_level(resource, blocking=[b.span for b in upcoming], now=now)
 
 
-def list_resources(deps: Deps, query: ResourceQuery) -> list[Resource]:
-    """Resources matching the filters (active and bookable unless asked otherwise)."""
-    with deps.read() as uow:
-        return uow.resources.list(query)
+def list_resources(deps: Deps, query: ResourceQuery, *, page: Page | None = None) -> Paged[Resource]:
+    """One page of the resources matching the filters (active and bookable unless asked otherwise)."""
+    with deps.read_lagging() as uow:
+        return fetch_page(
+            page or Page(), lambda limit, offset: uow.resources.list(query, limit=limit, offset=offset)
+        )
 
 
 def get_resource(deps: Deps, resource_id: int) -> ResourceDetail:
     """One browsable resource with its demand level."""
-    with deps.read() as uow:
+    with deps.read_lagging() as uow:
         resource = load_available(uow, resource_id)
         return ResourceDetail(resource=resource, demand_level=current_demand(uow, resource, deps.clock.now()))
 
@@ -148,7 +151,7 @@ def render_availability(
     """
     first, last = parse_date_range(start_date, end_date)
     now = deps.clock.now()
-    with deps.read() as uow:
+    with deps.read_lagging() as uow:
         rid = resolve_resource_id(uow, resource_id, resource_external_id, client_id, id_name="resource_id")
         key = ("availability", render, rid, first, last)
         version = uow.resources.data_version(rid)
@@ -192,7 +195,7 @@ def render_raw_availability(
     first, last = parse_date_range(start_date, end_date)
     now = deps.clock.now()
     key = ("raw_availability", render, resource_id, first, last)
-    with deps.read() as uow:
+    with deps.read_lagging() as uow:
         version = uow.resources.data_version(resource_id)
         if version is not None and (hit := deps.views.get(key, version, now)) is not None:
             return cast(T, hit)

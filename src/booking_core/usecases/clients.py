@@ -117,7 +117,7 @@ def list_user_mappings(
     deps: Deps, client_id: int, *, is_active: bool | None = None, page: Page | None = None
 ) -> Paged[tuple[UserMapping, User]]:
     """One page of the client's user mappings, oldest first."""
-    with deps.read() as uow:
+    with deps.read_lagging() as uow:
         found = fetch_page(
             page or Page(),
             lambda limit, offset: uow.user_mappings.list(
@@ -169,7 +169,7 @@ def list_resource_mappings(
     deps: Deps, client_id: int, *, page: Page | None = None
 ) -> Paged[tuple[ResourceMapping, Resource]]:
     """One page of the client's resource mappings, oldest first."""
-    with deps.read() as uow:
+    with deps.read_lagging() as uow:
         found = fetch_page(
             page or Page(),
             lambda limit, offset: uow.resource_mappings.list(client_id, limit=limit, offset=offset),
@@ -229,7 +229,7 @@ def list_venue_mappings(
 ) -> Paged[tuple[VenueMapping, Venue]]:
     """One page of the client's venue mappings, oldest first, optionally by approval status."""
     status = parse_approval_status(approval_status)
-    with deps.read() as uow:
+    with deps.read_lagging() as uow:
         found = fetch_page(
             page or Page(),
             lambda limit, offset: uow.venue_mappings.list(client_id, status, limit=limit, offset=offset),
@@ -252,17 +252,24 @@ def venue_resources(
     mapping, venue = lookup_venue(deps, client_id, venue_external_id)
     if mapping.approval_status is not ApprovalStatus.APPROVED or not mapping.is_active:
         raise Forbidden("venue mapping is not approved")
-    with deps.read() as uow:
+    with deps.read_lagging() as uow:
         resources = uow.resources.for_venue(venue.id)
         mapped = uow.resource_mappings.for_resources(client_id, [r.id for r in resources])
     by_resource = {m.resource_id: m for m in mapped}
     return mapping, venue, [(r, by_resource.get(r.id)) for r in resources]
 
 
-def list_commissions(deps: Deps, client_id: int, month: str | None) -> list[Commission]:
-    """The client's commission records of one month (``YYYY-MM``)."""
+def list_commissions(
+    deps: Deps, client_id: int, month: str | None, *, page: Page | None = None
+) -> Paged[Commission]:
+    """One page of the client's commission records of one month (``YYYY-MM``), oldest first."""
     if not month:
         raise BadRequest("month is required in the form YYYY-MM.")
     month = parse_month(month)
-    with deps.read() as uow:
-        return uow.commissions.list(client_id=client_id, month=month)
+    with deps.read_lagging() as uow:
+        return fetch_page(
+            page or Page(),
+            lambda limit, offset: uow.commissions.list(
+                client_id=client_id, month=month, limit=limit, offset=offset
+            ),
+        )

@@ -15,6 +15,9 @@ class Deps:
 
     ``reads`` opens one for use cases that only read: the storage may then skip the transaction
     (each statement sees what is committed), which costs fewer round trips. None means ``uow``.
+    ``lagging_reads`` opens one for read-only work that may see the latest writes a moment late
+    (browsing, availability, lists): a read replica. Never for a check a write depends on. None
+    means ``reads``.
     ``views`` keeps computed results (availability) per process, checked against the data version.
     """
 
@@ -25,8 +28,13 @@ class Deps:
     payments: PaymentGateway
     hold_minutes: int = 15
     reads: Callable[[], UnitOfWork] | None = None
+    lagging_reads: Callable[[], UnitOfWork] | None = None
     views: VersionedCache = field(default_factory=VersionedCache)
 
     def read(self) -> UnitOfWork:
         """A unit of work for reading only (never commit it)."""
         return (self.reads or self.uow)()
+
+    def read_lagging(self) -> UnitOfWork:
+        """A unit of work for reading only, possibly a moment behind the latest writes (never commit it)."""
+        return (self.lagging_reads or self.reads or self.uow)()

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from booking_core.accounts import Actor, Client
+from booking_core.accounts import Actor, Client, UserMapping
 from booking_core.booking import Booking
 from booking_core.catalog import Resource
 from booking_core.errors import NotFound
@@ -60,6 +60,38 @@ def booking_view(uow: UnitOfWork, booking: Booking, now: datetime) -> BookingVie
         external_user_id=external,
         now=now,
     )
+
+
+def booking_views(uow: UnitOfWork, bookings: Sequence[Booking], now: datetime) -> list[BookingView]:
+    """:func:`booking_view` of a page of bookings, with a few statements for the page instead of a
+    few per booking: the payments and the clients' user mappings are read for all of them at once."""
+    payments = uow.payments.for_bookings([b.id for b in bookings])
+    clients = {
+        cid: uow.clients.get(cid) for cid in {b.client_id for b in bookings if b.client_id is not None}
+    }
+    external: dict[int, dict[str, UserMapping]] = {
+        cid: uow.user_mappings.for_users(cid, [b.user_id for b in bookings if b.client_id == cid])
+        for cid, client in clients.items()
+        if client is not None
+    }
+    views = []
+    for booking in bookings:
+        resource = uow.resources.get(booking.resource_id)
+        if resource is None:  # the catalog never deletes resources that have bookings
+            raise NotFound("Resource not found.")
+        client = clients.get(booking.client_id) if booking.client_id is not None else None
+        mapping = external[client.id].get(booking.user_id) if client is not None else None
+        views.append(
+            BookingView(
+                booking=booking.as_of(now),
+                resource=resource,
+                payment=current_payment(payments.get(booking.id, ())),
+                client=client,
+                external_user_id=mapping.external_id if mapping else None,
+                now=now,
+            )
+        )
+    return views
 
 
 def current_payment(payments: Sequence[Payment]) -> Payment | None:

@@ -38,6 +38,12 @@ class _Settings(Protocol):
     @property
     def stripe_webhook_secret(self) -> str: ...
 
+    @property
+    def redis_url(self) -> str | None: ...
+
+    @property
+    def redis_namespace(self) -> str: ...
+
 
 class AppServices(Protocol):
     """What the HTTP layer needs from the composition root (``entrypoints.bootstrap.Services``)."""
@@ -70,7 +76,7 @@ def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
             request_metrics(app_name="booking", prefix="booking"),
             *rate_limit_middleware(services.settings.rate_limit_per_minute),
         ],
-        stores=counter_stores(),
+        stores=counter_stores(services.settings.redis_url, services.settings.redis_namespace),
         request_max_body_size=MAX_BODY_BYTES,
         openapi_config=_openapi(),
         state=_state(services),

@@ -32,13 +32,20 @@ RATE_LIMIT_STORE = "rate_limit"
 KNOWN_TOKENS_STATE = "known_tokens"
 
 
-def counter_stores() -> StoreRegistry:
+def counter_stores(redis_url: str | None = None, namespace: str = "booking") -> StoreRegistry:
     """The stores of every request counter: the rate limit's and the login throttle's.
 
-    In memory, each process counts on its own; a shared store (Redis) returned here makes the
-    counters common to every process without a change elsewhere.
+    In memory, each process counts on its own. With ``redis_url`` (``BOOKING_REDIS_URL``) they live
+    in Redis under ``namespace`` and every process on every machine shares them; nothing else changes.
     """
-    return StoreRegistry({RATE_LIMIT_STORE: MemoryStore(), AUTH_THROTTLE_STORE: MemoryStore()})
+    if redis_url is None:
+        return StoreRegistry({RATE_LIMIT_STORE: MemoryStore(), AUTH_THROTTLE_STORE: MemoryStore()})
+    from entrypoints.http.shared_counters import redis_store  # only deployments with Redis import it
+
+    root = redis_store(redis_url, namespace)
+    return StoreRegistry(
+        {name: root.with_namespace(name) for name in (RATE_LIMIT_STORE, AUTH_THROTTLE_STORE)}
+    )
 
 
 def _digest(token: str) -> str:

@@ -46,7 +46,8 @@ class VenueRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     slug: Mapped[str] = mapped_column(String(100), unique=True)
-    name: Mapped[str] = mapped_column(String(200))
+    # the resource list is ordered by venue name first: read in this order, a page stops at its end
+    name: Mapped[str] = mapped_column(String(200), index=True)
     description: Mapped[str] = mapped_column(Text, default="")
     short_description: Mapped[str] = mapped_column(String(255), default="")
     venue_type: Mapped[str] = mapped_column(String(50), default="")

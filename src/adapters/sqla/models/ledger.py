@@ -68,7 +68,10 @@ class RefundRequestRow(Base):
 
 class CommissionRow(Base):
     __tablename__ = "commissions"
-    __table_args__ = (Index(None, "month", "client_id"),)
+    __table_args__ = (
+        Index(None, "month", "client_id"),  # the monthly report and the payout
+        Index(None, "client_id", "month", "created_at", "id"),  # the client's list, a page at a time
+    )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
     booking_id: Mapped[str] = mapped_column(ForeignKey("bookings.id", ondelete="RESTRICT"), unique=True)

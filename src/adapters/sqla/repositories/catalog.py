@@ -147,7 +147,9 @@ class SqlaResources:
             self._cache.put(resource_id, revision, resource)
         return resource
 
-    def list(self, query: ResourceQuery) -> builtins.list[Resource]:
+    def list(
+        self, query: ResourceQuery, *, limit: int | None = None, offset: int = 0
+    ) -> builtins.list[Resource]:
         stmt = _resources().join(ResourceRow.venue).order_by(VenueRow.name, ResourceRow.name, ResourceRow.id)
         if query.venue_id is not None:
             stmt = stmt.where(ResourceRow.venue_id == int64(query.venue_id))
@@ -165,6 +167,10 @@ class SqlaResources:
             stmt = stmt.where(ResourceRow.is_active == query.is_active)
         if query.is_bookable is not None:
             stmt = stmt.where(ResourceRow.is_bookable == query.is_bookable)
+        if limit is not None:
+            stmt = stmt.limit(limit)  # the schedules and the rest are then loaded for this page only
+        if offset:
+            stmt = stmt.offset(offset)
         return [resource_to_domain(row) for row in self._session.scalars(stmt)]
 
     def for_venue(self, venue_id: int) -> builtins.list[Resource]:

@@ -99,12 +99,19 @@ class SqlaCommissions:
         row = self._session.scalars(stmt).one_or_none()
         return commission_to_domain(row) if row else None
 
-    def list(self, *, client_id: int | None, month: str) -> builtins.list[Commission]:
+    def list(
+        self, *, client_id: int | None, month: str, limit: int | None = None, offset: int = 0
+    ) -> builtins.list[Commission]:
+        # a client's page reads (client_id, month, created_at, id) in order and stops at its end
         stmt = (
             select(CommissionRow).filter_by(month=month).order_by(CommissionRow.created_at, CommissionRow.id)
         )
         if client_id is not None:
             stmt = stmt.filter_by(client_id=client_id)
+        if limit is not None:
+            stmt = stmt.limit(limit)
+        if offset:
+            stmt = stmt.offset(offset)
         return [commission_to_domain(row) for row in self._session.scalars(stmt)]
 
     def open_for_payout(self, month: str) -> builtins.list[Commission]:

@@ -73,6 +73,19 @@ class SqlaPayments:
         )
         return [payment_to_domain(row) for row in self._session.scalars(stmt)]
 
+    def for_bookings(self, booking_ids: Sequence[str]) -> dict[str, Sequence[Payment]]:
+        if not booking_ids:
+            return {}
+        stmt = (
+            select(PaymentRow)
+            .where(PaymentRow.booking_id.in_(set(booking_ids)))
+            .order_by(PaymentRow.created_at, PaymentRow.id)
+        )
+        found: dict[str, list[Payment]] = {}
+        for row in self._session.scalars(stmt):
+            found.setdefault(row.booking_id, []).append(payment_to_domain(row))
+        return dict(found)
+
     def by_intent(self, payment_intent_id: str) -> Payment | None:
         stmt = select(PaymentRow).filter_by(payment_intent_id=payment_intent_id)
         row = self._session.scalars(stmt).one_or_none()

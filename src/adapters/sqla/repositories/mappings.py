@@ -72,6 +72,21 @@ class SqlaUserMappings:
         row = self._session.scalars(stmt).first()
         return user_mapping_to_domain(row) if row else None
 
+    def for_users(self, client_id: int, user_ids: Sequence[str]) -> dict[str, UserMapping]:
+        if not user_ids:
+            return {}
+        # one statement for a page of bookings; per user the row for_user would pick comes first
+        stmt = (
+            select(UserMappingRow)
+            .filter_by(client_id=client_id)
+            .where(UserMappingRow.user_id.in_(set(user_ids)))
+            .order_by(UserMappingRow.is_active.desc(), UserMappingRow.created_at, UserMappingRow.id)
+        )
+        found: dict[str, UserMapping] = {}
+        for row in self._session.scalars(stmt):
+            found.setdefault(row.user_id, user_mapping_to_domain(row))
+        return found
+
     def add(self, mapping: UserMapping) -> None:
         self._session.add(
             UserMappingRow(

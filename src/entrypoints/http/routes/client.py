@@ -166,12 +166,17 @@ def venue_resources(
     return VenueWithResources.of(clients.venue_resources(deps, _client(request), venue_external_id))
 
 
-@get("/commissions/", sync_to_thread=True)
+@get("/commissions/", sync_to_thread=True, response_headers=[LINK_HEADER])
 def list_commissions(
-    deps: NamedDependency[Deps], request: Request[Any, Any, Any], month: QueryText = None
-) -> list[CommissionOut]:
-    """The client's commission records of one month (``?month=YYYY-MM``)."""
-    return [CommissionOut.of(c) for c in clients.list_commissions(deps, _client(request), month)]
+    deps: NamedDependency[Deps],
+    request: Request[Any, Any, Any],
+    month: QueryText = None,
+    limit: Limit = DEFAULT_PAGE_SIZE,
+    offset: Offset = 0,
+) -> Response[list[CommissionOut]]:
+    """The client's commission records of one month (``?month=YYYY-MM``), oldest first, a page at a time."""
+    found = clients.list_commissions(deps, _client(request), month, page=Page(limit=limit, offset=offset))
+    return paged_response(request, found, CommissionOut.of)
 
 
 router = Router(

@@ -10,25 +10,31 @@ from litestar.di import NamedDependency
 from litestar.params import FromQuery
 
 from booking_core.errors import NotAuthenticated
+from booking_core.limits import DEFAULT_PAGE_SIZE
+from booking_core.paging import Page
 from booking_core.ports import ResourceQuery
 from booking_core.usecases import browse
 from booking_core.usecases.deps import Deps
 from entrypoints.http.auth import optional_token, principal_of
+from entrypoints.http.paging import LINK_HEADER, paged_response
 from entrypoints.http.structs.availability import AvailabilityOut, RawAvailabilityOut
-from entrypoints.http.structs.fields import PathId, QueryExternalId, QueryInt64, QueryText
+from entrypoints.http.structs.fields import Limit, Offset, PathId, QueryExternalId, QueryInt64, QueryText
 from entrypoints.http.structs.resources import ResourceDetailOut, ResourceItem
 
 
-@get("/", sync_to_thread=True)
+@get("/", sync_to_thread=True, response_headers=[LINK_HEADER])
 def list_resources(
+    request: Request[Any, Any, Any],
     deps: NamedDependency[Deps],
     venue: QueryInt64 = None,
     venue_slug: QueryText = None,
     activity: QueryInt64 = None,
     is_active: FromQuery[bool] = True,
     is_bookable: FromQuery[bool] = True,
-) -> list[ResourceItem]:
-    """Active, bookable resources, optionally of one venue or activity type."""
+    limit: Limit = DEFAULT_PAGE_SIZE,
+    offset: Offset = 0,
+) -> Response[list[ResourceItem]]:
+    """Active, bookable resources, optionally of one venue or activity type, a page at a time."""
     query = ResourceQuery(
         venue_id=venue,
         venue_slug=venue_slug,
@@ -36,7 +42,8 @@ def list_resources(
         is_active=is_active,
         is_bookable=is_bookable,
     )
-    return [ResourceItem.of(r) for r in browse.list_resources(deps, query)]
+    found = browse.list_resources(deps, query, page=Page(limit=limit, offset=offset))
+    return paged_response(request, found, ResourceItem.of)
 
 
 @get("/{resource_id:int}/", sync_to_thread=True)
