@@ -86,7 +86,7 @@ def test_openapi_document_and_interactive_page(api: Api) -> None:
     spec = document.json()
     assert spec["openapi"].startswith("3.1")
     assert {"/api/v1/bookings/", "/api/v1/bookings/{booking_id}/cancel/", "/health"} <= set(spec["paths"])
-    assert "Token" in spec["components"]["securitySchemes"]
+    assert {"UserToken", "ClientToken"} <= set(spec["components"]["securitySchemes"])
     page = api.client.get("/schema")
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")

@@ -7,22 +7,19 @@ from typing import Protocol
 from litestar import Litestar, Router
 from litestar.datastructures import State
 from litestar.di import Provide
-from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import SwaggerRenderPlugin
-from litestar.openapi.spec import Components, SecurityScheme
 
 from booking_core.limits import MAX_BODY_BYTES
 from booking_core.usecases.deps import Deps
 from entrypoints.http.errors import handle_exception
 from entrypoints.http.hashing import HASHING_STATE, HashingPool
 from entrypoints.http.inputs import check_request
+from entrypoints.http.openapi import TimeOfDaySchemaPlugin, finish, openapi_config
 from entrypoints.http.ratelimit import KNOWN_TOKENS_STATE, KnownTokens, counter_stores, rate_limit_middleware
 from entrypoints.http.request_metrics import request_metrics
-from entrypoints.http.routes import auth, bookings, client, resources
+from entrypoints.http.routes import auth, bookings, client, resources, webhooks
 from entrypoints.http.routes.health import health
 from entrypoints.http.routes.index import api_index
 from entrypoints.http.routes.metrics import MetricsController
-from entrypoints.http.routes.webhooks import provider_webhook
 from entrypoints.http.throttle import THROTTLE_STATE, Throttle
 
 API_PREFIX = "/api/v1"
@@ -67,7 +64,7 @@ def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
         before_request=check_request,
     )
     app = Litestar(
-        route_handlers=[api, provider_webhook, health, MetricsController],
+        route_handlers=[api, webhooks.router, health, MetricsController],
         dependencies={
             "deps": Provide(lambda: deps, use_cache=True, sync_to_thread=False),
         },
@@ -78,50 +75,13 @@ def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
         ],
         stores=counter_stores(services.settings.redis_url, services.settings.redis_namespace),
         request_max_body_size=MAX_BODY_BYTES,
-        openapi_config=_openapi(),
+        openapi_config=openapi_config(),
+        plugins=[TimeOfDaySchemaPlugin()],
         state=_state(services),
         debug=debug,
     )
-    _document_trailing_slashes(app)
+    finish(app, API_PREFIX)
     return app
-
-
-def _document_trailing_slashes(app: Litestar) -> None:
-    """Write the API's paths in the OpenAPI document as the interface does, with a trailing slash.
-
-    Litestar matches a path with or without its trailing slash but documents it without one.
-    """
-    schema = app.openapi_schema
-    if schema.paths:
-        schema.paths = {
-            path if path.endswith("/") or not path.startswith((API_PREFIX, "/webhooks")) else f"{path}/": item
-            for path, item in schema.paths.items()
-        }
-
-
-def _openapi() -> OpenAPIConfig:
-    """OpenAPI 3.1 at ``/schema/openapi.json`` with an interactive page at ``/schema``."""
-    return OpenAPIConfig(
-        title="Booking service",
-        version="1.0.0",
-        description=(
-            "Bookable resources of sports venues: browse, check availability, book, pay and cancel, "
-            "directly or through a partner client. Authenticate with `Authorization: Token <token>`."
-        ),
-        path="/schema",
-        components=Components(
-            security_schemes={
-                "Token": SecurityScheme(
-                    type="apiKey",
-                    name="Authorization",
-                    security_scheme_in="header",
-                    description="`Token <API_TOKEN>`: a user token or a client service-account token",
-                )
-            }
-        ),
-        security=[{"Token": []}],
-        render_plugins=[SwaggerRenderPlugin(path="/")],
-    )
 
 
 def _state(services: AppServices) -> State:

@@ -16,6 +16,7 @@ from booking_core.usecases import auth
 from booking_core.usecases.deps import Deps
 from entrypoints.http.auth import provide_token, token_required
 from entrypoints.http.hashing import hashing_pool
+from entrypoints.http.openapi import LOGOUT_ANSWERS, SIGN_UP_ANSWERS, USER_ONLY
 from entrypoints.http.ratelimit import known_tokens
 from entrypoints.http.structs.auth import CredentialsIn, Registered, RegisterIn, TokenOut
 from entrypoints.http.throttle import count_attempt
@@ -23,7 +24,7 @@ from entrypoints.http.throttle import count_attempt
 AnyRequest = Request[Any, Any, Any]
 
 
-@post("/register/")
+@post("/register/", responses=SIGN_UP_ANSWERS)
 async def register(
     request: AnyRequest, deps: NamedDependency[Deps], data: JSONBody[RegisterIn]
 ) -> Registered:
@@ -41,7 +42,7 @@ async def register(
     return Registered(user_id=user.id, email=user.email, token=token)
 
 
-@post("/token/", status_code=200)
+@post("/token/", status_code=200, responses=SIGN_UP_ANSWERS)
 async def obtain_token(
     request: AnyRequest, deps: NamedDependency[Deps], data: JSONBody[CredentialsIn]
 ) -> TokenOut:
@@ -51,7 +52,14 @@ async def obtain_token(
     return TokenOut(token=token)
 
 
-@post("/logout/", guards=[token_required], sync_to_thread=True, status_code=204)
+@post(
+    "/logout/",
+    guards=[token_required],
+    sync_to_thread=True,
+    status_code=204,
+    responses=LOGOUT_ANSWERS,
+    security=USER_ONLY,
+)
 def logout(request: AnyRequest, deps: NamedDependency[Deps]) -> None:
     """Revoke the user token this request was made with (a client's token: 403, kept)."""
     token = provide_token(request)

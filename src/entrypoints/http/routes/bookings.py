@@ -6,7 +6,7 @@ client token's user lookup then costs no hop of its own, and the only dependency
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Union
 from uuid import UUID
 
 from litestar import Request, Response, Router, get, post
@@ -29,6 +29,14 @@ from entrypoints.http.auth import (
     token_required,
 )
 from entrypoints.http.idempotency import idempotent, json_response
+from entrypoints.http.openapi import (
+    ANY_TOKEN,
+    BOOKING_READ_ANSWERS,
+    BOOKING_WRITE_ANSWERS,
+    IDEMPOTENT_WRITE_ANSWERS,
+    PAYMENT_ANSWERS,
+    USER_HEADERS,
+)
 from entrypoints.http.paging import LINK_HEADER, paged_response
 from entrypoints.http.structs.booking_requests import CancelIn, CreateBookingIn
 from entrypoints.http.structs.bookings import BookingDetail, BookingItem, CancelledOut, ClientBookingCreated
@@ -37,8 +45,15 @@ from entrypoints.http.structs.payments import PaymentIntentOut
 
 AnyRequest = Request[Any, Any, Any]
 
+#: A user token gets the booking as listed; a client token the shorter body.
+CREATED_BOOKING = ResponseSpec(
+    Union[BookingItem, ClientBookingCreated],  # type: ignore[arg-type]  # noqa: UP007 - Litestar: oneOf
+    generate_examples=False,
+    description="The pending booking: as listed with a user token, the shorter body with a client token",
+)
 
-@get("/", sync_to_thread=True, response_headers=[LINK_HEADER])
+
+@get("/", sync_to_thread=True, response_headers=[LINK_HEADER], responses=BOOKING_READ_ANSWERS)
 def list_bookings(
     request: AnyRequest, deps: NamedDependency[Deps], limit: Limit = DEFAULT_PAGE_SIZE, offset: Offset = 0
 ) -> Response[list[BookingItem]]:
@@ -48,7 +63,7 @@ def list_bookings(
     return paged_response(request, found, BookingItem.of)
 
 
-@get("/upcoming/", sync_to_thread=True, response_headers=[LINK_HEADER])
+@get("/upcoming/", sync_to_thread=True, response_headers=[LINK_HEADER], responses=BOOKING_READ_ANSWERS)
 def list_upcoming(
     request: AnyRequest, deps: NamedDependency[Deps], limit: Limit = DEFAULT_PAGE_SIZE, offset: Offset = 0
 ) -> Response[list[BookingItem]]:
@@ -58,7 +73,7 @@ def list_upcoming(
     return paged_response(request, found, BookingItem.of)
 
 
-@get("/{booking_id:uuid}/", sync_to_thread=True)
+@get("/{booking_id:uuid}/", sync_to_thread=True, responses=BOOKING_READ_ANSWERS)
 def get_booking(
     request: AnyRequest, deps: NamedDependency[Deps], booking_id: FromPath[UUID]
 ) -> BookingDetail:
@@ -75,7 +90,7 @@ def _created(principal: Principal, view: BookingView) -> tuple[int, BookingItem 
     "/",
     sync_to_thread=True,
     opt={CHECKS_TOKEN_ITSELF: True},
-    responses={201: ResponseSpec(BookingItem, description="Booking (client token: the short body)")},
+    responses=IDEMPOTENT_WRITE_ANSWERS | {201: CREATED_BOOKING},
 )
 def create_booking(
     request: AnyRequest,
@@ -106,7 +121,8 @@ def create_booking(
     "/{booking_id:uuid}/create-payment-intent/",
     sync_to_thread=True,
     status_code=200,
-    responses={200: ResponseSpec(PaymentIntentOut, description="Payment intent")},
+    responses=PAYMENT_ANSWERS
+    | {200: ResponseSpec(PaymentIntentOut, generate_examples=False, description="Payment intent")},
 )
 def create_payment_intent(
     request: AnyRequest,
@@ -128,7 +144,7 @@ def create_payment_intent(
     )
 
 
-@post("/{booking_id:uuid}/cancel/", sync_to_thread=True, status_code=200)
+@post("/{booking_id:uuid}/cancel/", sync_to_thread=True, status_code=200, responses=BOOKING_WRITE_ANSWERS)
 def cancel_booking(
     request: AnyRequest,
     deps: NamedDependency[Deps],
@@ -154,4 +170,6 @@ router = Router(
         cancel_booking,
     ],
     tags=["bookings"],
+    security=ANY_TOKEN,
+    parameters=USER_HEADERS,
 )

@@ -6,18 +6,20 @@ from typing import Any
 
 from litestar import Request, Response, Router, get, post
 from litestar.di import NamedDependency
-from litestar.params import FromQuery, JSONBody
+from litestar.params import JSONBody
 
 from booking_core.limits import DEFAULT_PAGE_SIZE
 from booking_core.paging import Page
 from booking_core.usecases import clients
 from booking_core.usecases.deps import Deps
 from entrypoints.http.auth import client_token_required, provide_principal
+from entrypoints.http.openapi import CLIENT_ONLY, CLIENT_READ_ANSWERS, CLIENT_WRITE_ANSWERS
 from entrypoints.http.paging import LINK_HEADER, paged_response
 from entrypoints.http.structs.commissions import CommissionOut
 from entrypoints.http.structs.fields import (
     Limit,
     Offset,
+    QueryBool,
     QueryExternalId,
     QueryText,
     RequiredExternalId,
@@ -45,7 +47,7 @@ def _client(request: Request[Any, Any, Any]) -> int:
     return client_id
 
 
-@post("/users/register/", sync_to_thread=True)
+@post("/users/register/", sync_to_thread=True, responses=CLIENT_WRITE_ANSWERS)
 def register_user(
     deps: NamedDependency[Deps], request: Request[Any, Any, Any], data: JSONBody[RegisterUserIn]
 ) -> UserRegistered:
@@ -62,7 +64,7 @@ def register_user(
     return UserRegistered.of(registration)
 
 
-@get("/users/lookup/", sync_to_thread=True)
+@get("/users/lookup/", sync_to_thread=True, responses=CLIENT_READ_ANSWERS)
 def lookup_user(
     deps: NamedDependency[Deps], request: Request[Any, Any, Any], external_id: RequiredExternalId
 ) -> UserMappingOut:
@@ -70,11 +72,11 @@ def lookup_user(
     return UserMappingOut.of(clients.lookup_user(deps, _client(request), external_id))
 
 
-@get("/users/mappings/", sync_to_thread=True, response_headers=[LINK_HEADER])
+@get("/users/mappings/", sync_to_thread=True, response_headers=[LINK_HEADER], responses=CLIENT_READ_ANSWERS)
 def list_user_mappings(
     deps: NamedDependency[Deps],
     request: Request[Any, Any, Any],
-    is_active: FromQuery[bool | None] = None,
+    is_active: QueryBool = None,
     limit: Limit = DEFAULT_PAGE_SIZE,
     offset: Offset = 0,
 ) -> Response[list[UserMappingOut]]:
@@ -84,7 +86,7 @@ def list_user_mappings(
     return paged_response(request, found, UserMappingOut.of)
 
 
-@post("/resources/register/", sync_to_thread=True)
+@post("/resources/register/", sync_to_thread=True, responses=CLIENT_WRITE_ANSWERS)
 def register_resource(
     deps: NamedDependency[Deps], request: Request[Any, Any, Any], data: JSONBody[RegisterResourceIn]
 ) -> ResourceRegistered:
@@ -99,7 +101,7 @@ def register_resource(
     return ResourceRegistered.of(registration)
 
 
-@get("/resources/lookup/", sync_to_thread=True)
+@get("/resources/lookup/", sync_to_thread=True, responses=CLIENT_READ_ANSWERS)
 def lookup_resource(
     deps: NamedDependency[Deps], request: Request[Any, Any, Any], external_id: RequiredExternalId
 ) -> ResourceMappingOut:
@@ -107,7 +109,9 @@ def lookup_resource(
     return ResourceMappingOut.of(clients.lookup_resource(deps, _client(request), external_id))
 
 
-@get("/resources/mappings/", sync_to_thread=True, response_headers=[LINK_HEADER])
+@get(
+    "/resources/mappings/", sync_to_thread=True, response_headers=[LINK_HEADER], responses=CLIENT_READ_ANSWERS
+)
 def list_resource_mappings(
     deps: NamedDependency[Deps],
     request: Request[Any, Any, Any],
@@ -119,7 +123,7 @@ def list_resource_mappings(
     return paged_response(request, found, ResourceMappingOut.of)
 
 
-@post("/venues/register/", sync_to_thread=True)
+@post("/venues/register/", sync_to_thread=True, responses=CLIENT_WRITE_ANSWERS)
 def register_venue(
     deps: NamedDependency[Deps], request: Request[Any, Any, Any], data: JSONBody[RegisterVenueIn]
 ) -> VenueRegistered:
@@ -134,7 +138,7 @@ def register_venue(
     return VenueRegistered.of(registration)
 
 
-@get("/venues/lookup/", sync_to_thread=True)
+@get("/venues/lookup/", sync_to_thread=True, responses=CLIENT_READ_ANSWERS)
 def lookup_venue(
     deps: NamedDependency[Deps], request: Request[Any, Any, Any], external_id: RequiredExternalId
 ) -> VenueMappingOut:
@@ -142,7 +146,7 @@ def lookup_venue(
     return VenueMappingOut.of(clients.lookup_venue(deps, _client(request), external_id))
 
 
-@get("/venues/mappings/", sync_to_thread=True, response_headers=[LINK_HEADER])
+@get("/venues/mappings/", sync_to_thread=True, response_headers=[LINK_HEADER], responses=CLIENT_READ_ANSWERS)
 def list_venue_mappings(
     deps: NamedDependency[Deps],
     request: Request[Any, Any, Any],
@@ -156,7 +160,7 @@ def list_venue_mappings(
     return paged_response(request, found, VenueMappingOut.of)
 
 
-@get("/venues/resources/", sync_to_thread=True)
+@get("/venues/resources/", sync_to_thread=True, responses=CLIENT_READ_ANSWERS)
 def venue_resources(
     deps: NamedDependency[Deps],
     request: Request[Any, Any, Any],
@@ -166,7 +170,7 @@ def venue_resources(
     return VenueWithResources.of(clients.venue_resources(deps, _client(request), venue_external_id))
 
 
-@get("/commissions/", sync_to_thread=True, response_headers=[LINK_HEADER])
+@get("/commissions/", sync_to_thread=True, response_headers=[LINK_HEADER], responses=CLIENT_READ_ANSWERS)
 def list_commissions(
     deps: NamedDependency[Deps],
     request: Request[Any, Any, Any],
@@ -196,4 +200,5 @@ router = Router(
         list_commissions,
     ],
     tags=["client"],
+    security=CLIENT_ONLY,
 )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import msgspec
 from litestar import get
 
+from entrypoints.http.openapi import API_INDEX_ANSWERS
+
 
 class ApiIndex(msgspec.Struct, kw_only=True):
     """The API version and its top-level collections."""
@@ -16,7 +18,7 @@ class ApiIndex(msgspec.Struct, kw_only=True):
     schema: str
 
 
-@get("/", sync_to_thread=False, tags=["operations"])
+@get("/", sync_to_thread=False, tags=["operations"], responses=API_INDEX_ANSWERS)
 def api_index() -> ApiIndex:
     """The version of this API and links to its collections and its OpenAPI document."""
     return ApiIndex(

@@ -11,6 +11,7 @@ import os
 
 from litestar import Response, get
 from litestar.datastructures import State
+from litestar.openapi import ResponseSpec
 from litestar.plugins.prometheus import PrometheusController
 from prometheus_client import REGISTRY, CollectorRegistry, Gauge, generate_latest, multiprocess
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
@@ -47,7 +48,11 @@ class MetricsController(PrometheusController):
     opt = {UNLIMITED_OPT_KEY: True}  # noqa: RUF012 - Litestar reads it as a class attribute
     tags = ["operations"]  # noqa: RUF012
 
-    @get(sync_to_thread=True)
+    @get(
+        sync_to_thread=True,
+        operation_id="metrics",
+        responses={200: ResponseSpec(str, media_type="text/plain", description="Prometheus text format")},
+    )
     def get(self, state: State) -> Response[bytes]:  # type: ignore[override]
         """The process's HTTP metrics and the outbox's pending and failed counts."""
         registry = REGISTRY

@@ -16,13 +16,22 @@ from booking_core.ports import ResourceQuery
 from booking_core.usecases import browse
 from booking_core.usecases.deps import Deps
 from entrypoints.http.auth import optional_token, principal_of
+from entrypoints.http.openapi import ANONYMOUS_OR_TOKEN, BROWSE_ANSWERS
 from entrypoints.http.paging import LINK_HEADER, paged_response
 from entrypoints.http.structs.availability import AvailabilityOut, RawAvailabilityOut
-from entrypoints.http.structs.fields import Limit, Offset, PathId, QueryExternalId, QueryInt64, QueryText
+from entrypoints.http.structs.fields import (
+    Limit,
+    Offset,
+    PathId,
+    QueryDate,
+    QueryExternalId,
+    QueryInt64,
+    QueryText,
+)
 from entrypoints.http.structs.resources import ResourceDetailOut, ResourceItem
 
 
-@get("/", sync_to_thread=True, response_headers=[LINK_HEADER])
+@get("/", sync_to_thread=True, response_headers=[LINK_HEADER], responses=BROWSE_ANSWERS)
 def list_resources(
     request: Request[Any, Any, Any],
     deps: NamedDependency[Deps],
@@ -46,18 +55,18 @@ def list_resources(
     return paged_response(request, found, ResourceItem.of)
 
 
-@get("/{resource_id:int}/", sync_to_thread=True)
+@get("/{resource_id:int}/", sync_to_thread=True, responses=BROWSE_ANSWERS)
 def get_resource(deps: NamedDependency[Deps], resource_id: PathId) -> ResourceDetailOut:
     """One resource with its venue, schedules and current demand."""
     return ResourceDetailOut.of(browse.get_resource(deps, resource_id))
 
 
-@get("/{resource_id:int}/availability/", sync_to_thread=True)
+@get("/{resource_id:int}/availability/", sync_to_thread=True, responses=BROWSE_ANSWERS)
 def get_raw_availability(
     deps: NamedDependency[Deps],
     resource_id: PathId,
-    start_date: FromQuery[str | None] = None,
-    end_date: FromQuery[str | None] = None,
+    start_date: QueryDate = None,
+    end_date: QueryDate = None,
 ) -> Response[RawAvailabilityOut]:
     """Windows, booked slots and unavailable periods of up to 31 days."""
     body = browse.render_raw_availability(deps, resource_id, start_date, end_date, render=_raw_json)
@@ -69,14 +78,14 @@ def _raw_json(view: browse.RawAvailabilityView) -> bytes:
     return msgspec.json.encode(RawAvailabilityOut.of(view))
 
 
-@get("/availability/", sync_to_thread=True)
+@get("/availability/", sync_to_thread=True, responses=BROWSE_ANSWERS)
 def get_availability(
     request: Request[Any, Any, Any],
     deps: NamedDependency[Deps],
     resource_id: QueryInt64 = None,
     resource_external_id: QueryExternalId = None,
-    start_date: FromQuery[str | None] = None,
-    end_date: FromQuery[str | None] = None,
+    start_date: QueryDate = None,
+    end_date: QueryDate = None,
 ) -> Response[AvailabilityOut]:
     """Free, bookable ranges; by the client's own resource id with a client token."""
     principal = principal_of(request)
@@ -103,4 +112,5 @@ router = Router(
     guards=[optional_token],
     route_handlers=[list_resources, get_resource, get_raw_availability, get_availability],
     tags=["resources"],
+    security=ANONYMOUS_OR_TOKEN,
 )

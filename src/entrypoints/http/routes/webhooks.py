@@ -23,14 +23,16 @@ from typing import Any
 import msgspec
 import stripe
 from anyio.to_thread import run_sync
-from litestar import Request, post
+from litestar import Request, Router, post
 from litestar.datastructures import State
 from litestar.di import NamedDependency
+from litestar.params import HeaderParameter
 from prometheus_client import Counter
 
 from booking_core.errors import BadRequest
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.payments import EVENT_TYPES, Delivery, PaymentEvent, apply_payment_event
+from entrypoints.http.openapi import WEBHOOK_ANSWERS
 from entrypoints.http.ratelimit import UNLIMITED_OPT_KEY
 
 log = logging.getLogger(__name__)
@@ -40,6 +42,14 @@ TOLERANCE_SECONDS = 300
 INVALID_SIGNATURE = "invalid signature"
 _TIMESTAMP = re.compile(r"[0-9]{1,12}")
 HANDLED = frozenset(EVENT_TYPES)
+#: Read from the request by the handler itself (after the raw body); declared for the document.
+SIGNATURE_PARAMETER = HeaderParameter(
+    annotation=str,
+    name=SIGNATURE_HEADER,
+    required=True,
+    default=None,  # documented as required; a missing one is refused by ``verify``, like a wrong one
+    description='`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the webhook secret',
+)
 
 EVENTS = Counter(
     "booking_payment_events",
@@ -142,7 +152,13 @@ class Received(msgspec.Struct):
     received: bool = True
 
 
-@post("/webhooks/provider/", status_code=200, opt={UNLIMITED_OPT_KEY: True}, tags=["payments"])
+@post(
+    "/webhooks/provider/",
+    status_code=200,
+    opt={UNLIMITED_OPT_KEY: True},
+    tags=["payments"],
+    responses=WEBHOOK_ANSWERS,
+)
 async def provider_webhook(
     request: Request[Any, Any, Any], deps: NamedDependency[Deps], state: State
 ) -> Received:
@@ -151,3 +167,9 @@ async def provider_webhook(
     signature = request.headers.get(SIGNATURE_HEADER)
     await run_sync(handle_event, deps, payload, signature, state.webhook_secret)
     return Received()
+
+
+#: The webhook with its signature header declared (Litestar takes parameters from routers, not handlers).
+router = Router(
+    path="/", route_handlers=[provider_webhook], parameters={"stripe_signature": SIGNATURE_PARAMETER}
+)

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+from litestar.openapi.spec import Example
+from litestar.openapi.spec.enums import OpenAPIType
 from litestar.params import HeaderParameter, Parameter
 from msgspec import Meta
 
 from booking_core.limits import (
+    DATE_FORMAT,
     DATETIME_FORMAT,
     DATETIME_PATTERN,
     DEFAULT_PAGE_SIZE,
@@ -30,6 +33,17 @@ from booking_core.limits import (
     MIN_PASSWORD,
 )
 
+# Litestar writes numeric bounds as floats (2**63 - 1 would read 9.223372036854776e18) and reads
+# only title, description, examples and "extra" from a ``Meta``'s ``extra_json_schema``: "extra" is
+# copied onto the OpenAPI schema as it stands.
+_INT64_SCHEMA: dict[str, Any] = {"minimum": INT64_MIN, "maximum": INT64_MAX}
+
+
+def _one_of(*choices: str | None) -> dict[str, Any]:
+    """The choices of a string, for the document (the use case checks them and names them)."""
+    return {"enum": list(choices), "extra": {"enum": list(choices)}}
+
+
 # --------------------------------------------------------------------------- body fields
 Notes = Annotated[str, Meta(max_length=MAX_NOTES)]
 PersonName = Annotated[str, Meta(max_length=MAX_NAME)]
@@ -38,7 +52,7 @@ ExternalId = Annotated[str, Meta(min_length=1, max_length=MAX_EXTERNAL_ID)]
 NewPassword = Annotated[str, Meta(min_length=MIN_PASSWORD, max_length=MAX_PASSWORD)]
 #: At login any length up to the maximum: a short guess is simply wrong.
 Password = Annotated[str, Meta(max_length=MAX_PASSWORD)]
-Int64 = Annotated[int, Meta(ge=INT64_MIN, le=INT64_MAX)]
+Int64 = Annotated[int, Meta(ge=INT64_MIN, le=INT64_MAX, extra_json_schema={"extra": _INT64_SCHEMA})]
 Datetime = Annotated[
     str,
     Meta(
@@ -47,22 +61,39 @@ Datetime = Annotated[
         examples=["2026-06-03T10:00:00+02:00"],
     ),
 ]
-#: Checked by the use case, which names the choices in its message.
-Language = Annotated[str, Meta(max_length=2, extra_json_schema={"enum": ["de", "en"]})]
+#: Checked by the use case, which names the choices in its message; null means the default.
+Language = Annotated[str, Meta(max_length=2, extra_json_schema=_one_of("de", "en", None))]
 CancelReason = Annotated[
-    str, Meta(max_length=20, extra_json_schema={"enum": ["user_request", "weather", "other"]})
+    str, Meta(max_length=20, extra_json_schema=_one_of("user_request", "weather", "other", None))
 ]
 
 # --------------------------------------------------------------------------- parameters
-_INT64_SCHEMA: dict[str, Any] = {"minimum": INT64_MIN, "maximum": INT64_MAX}  # exact, not as floats
-_INT64 = Parameter(ge=INT64_MIN, le=INT64_MAX, schema_extra=_INT64_SCHEMA)
+# An optional parameter is left out, never sent as null: the document says so with a plain type.
+_STRING: dict[str, Any] = {"one_of": None, "type": OpenAPIType.STRING}
+_INTEGER: dict[str, Any] = {"one_of": None, "type": OpenAPIType.INTEGER}
 
-QueryInt64 = Annotated[int | None, _INT64]
+QueryInt64 = Annotated[
+    int | None, Parameter(ge=INT64_MIN, le=INT64_MAX, schema_extra=_INT64_SCHEMA | _INTEGER)
+]
 #: An id in a path: one beyond the range names nothing, so it is a 404 (``errors.py``).
-PathId = Annotated[int, _INT64]
-QueryExternalId = Annotated[str | None, Parameter(min_length=1, max_length=MAX_EXTERNAL_ID)]
+PathId = Annotated[int, Parameter(ge=INT64_MIN, le=INT64_MAX, schema_extra=_INT64_SCHEMA)]
+QueryExternalId = Annotated[
+    str | None, Parameter(min_length=1, max_length=MAX_EXTERNAL_ID, schema_extra=_STRING)
+]
 RequiredExternalId = Annotated[str, Parameter(min_length=1, max_length=MAX_EXTERNAL_ID)]
-QueryText = Annotated[str | None, Parameter(max_length=MAX_NAME)]
+QueryText = Annotated[str | None, Parameter(max_length=MAX_NAME, schema_extra=_STRING)]
+QueryBool = Annotated[bool | None, Parameter(schema_extra={"one_of": None, "type": OpenAPIType.BOOLEAN})]
+#: Optional to Litestar so that the use case answers a missing date with its own message; the
+#: document says what a caller must send.
+QueryDate = Annotated[
+    str | None,
+    Parameter(
+        required=True,
+        description=f"{DATE_FORMAT}; end_date at most 31 days after start_date",
+        examples=[Example(summary="a date", value="2026-06-03")],
+        schema_extra=_STRING,
+    ),
+]
 Limit = Annotated[
     int,
     Parameter(
@@ -80,7 +111,11 @@ IdempotencyKey = Annotated[
         required=False,
         max_length=MAX_IDEMPOTENCY_KEY,
         pattern=IDEMPOTENCY_KEY_PATTERN,
-        description=f"1 to {MAX_IDEMPOTENCY_KEY} printable ASCII characters; a retry with it replays",
+        description=(
+            f"1 to {MAX_IDEMPOTENCY_KEY} printable ASCII characters, unique per request; a retry with the "
+            "same key and body replays the first answer (with `Idempotent-Replayed: true`)"
+        ),
+        schema_extra=_STRING,
     ),
 ]
 
