@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 DOCS_STAMP := $(VENV)/.installed-docs
 
-.PHONY: install install-dev run test lint typecheck layering unit format bench bench-http bench-scale storm docs
+.PHONY: install install-dev run test lint typecheck layering unit format bench bench-http bench-scale soak storm docs
 
 # What the service needs to run (make run); the development tools come with install-dev.
 install: $(STAMP)
@@ -58,6 +58,10 @@ bench: install-dev
 
 bench-http: install-dev
 	$(BIN)/python benchmarks/bench_http.py
+
+# Minutes of mixed traffic on PostgreSQL (SOAK_SECONDS, default 300); not part of `make test`.
+soak: install-dev
+	$(BIN)/python benchmarks/soak.py
 
 # Seeds a fresh PostgreSQL database at platform size (SCALE_* variables, docs/scale.md), then
 # compares each endpoint with the same on a small database. Takes about half an hour at full size.

@@ -6,10 +6,13 @@ import contextlib
 import socket
 from unittest.mock import MagicMock
 
-from entrypoints.http.protocol import NoDelayH11Protocol
+import pytest
+
+from entrypoints.http.protocol import NoDelayH11Protocol, NoDelayHttpToolsProtocol
 
 
-def test_accepted_connection_gets_tcp_nodelay() -> None:
+@pytest.mark.parametrize("protocol_class", [NoDelayH11Protocol, NoDelayHttpToolsProtocol])
+def test_accepted_connection_gets_tcp_nodelay(protocol_class: type) -> None:
     server, client = socket.socket(), socket.socket()
     try:
         server.bind(("127.0.0.1", 0))
@@ -24,7 +27,7 @@ def test_accepted_connection_gets_tcp_nodelay() -> None:
             "peername": ("127.0.0.1", 1),
             "sockname": ("127.0.0.1", 2),
         }.get(name, default)
-        protocol = NoDelayH11Protocol.__new__(NoDelayH11Protocol)
+        protocol = protocol_class.__new__(protocol_class)
         # the base class needs a fully built server to go on; only the socket option matters here
         with contextlib.suppress(Exception):
             protocol.connection_made(transport)

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.pool import ConnectionPoolEntry
+from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 POSTGRES_CONNECT_TIMEOUT_S = 5
 READ_ONLY_OPTION = "booking_read_only"
+#: A pooled connection that sat unused this long is pinged before it is handed out again.
+PING_AFTER_IDLE_S = 10.0
+_RETURNED_AT = "booking.returned_at"
 
 
 def driver_url(url: str) -> URL:
@@ -32,11 +37,43 @@ def make_engine(url: str, **options: Any) -> Engine:
     target = driver_url(url)
     if target.get_backend_name() == "sqlite":
         return _sqlite_engine(target, **options)
-    options.setdefault("pool_pre_ping", True)
+    ping_after_idle_s = options.pop("ping_after_idle_s", PING_AFTER_IDLE_S)
     options.setdefault("pool_size", 10)
     options.setdefault("max_overflow", 20)
     connect_args = {"connect_timeout": POSTGRES_CONNECT_TIMEOUT_S, **options.pop("connect_args", {})}
-    return create_engine(target, connect_args=connect_args, **options)
+    engine = create_engine(target, connect_args=connect_args, **options)
+    if not options.get("pool_pre_ping"):
+        _ping_after_idle(engine, ping_after_idle_s)
+    return engine
+
+
+def _ping_after_idle(engine: Engine, idle_s: float) -> None:
+    """Hand out a pooled connection without a round trip, unless it may have gone stale meanwhile.
+
+    ``pool_pre_ping`` pings on every checkout: a third of the round trips of a raw availability read,
+    and one more inside every booking (docs/performance.md). Under load a connection comes back to
+    the pool moments before it is taken again, and a server that went away since would have been
+    noticed by the request that used it: a lost connection fails that request (StorageUnavailable),
+    and the pool then replaces every connection older than the failure. A connection that sat idle
+    longer than ``idle_s`` (a restart or an idle timeout may have ended it quietly), or that psycopg
+    already knows to be closed, is pinged as before and replaced when it does not answer.
+    """
+
+    @event.listens_for(engine, "checkin")
+    def _returned(_dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
+        record.info[_RETURNED_AT] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _taken(dbapi_connection: Any, record: ConnectionPoolEntry, _proxy: PoolProxiedConnection) -> None:
+        returned = record.info.get(_RETURNED_AT)  # none yet: connected just now
+        if returned is None or (time.monotonic() - returned < idle_s and not dbapi_connection.closed):
+            return
+        try:
+            alive = engine.dialect.do_ping(dbapi_connection)
+        except Exception as error:  # whatever the driver raises, the pool connects anew (3 tries)
+            raise DisconnectionError("stale pooled connection") from error
+        if not alive:
+            raise DisconnectionError("stale pooled connection")
 
 
 _READING_STATEMENTS = ("SELECT", "BEGIN", "ROLLBACK")

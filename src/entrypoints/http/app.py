@@ -7,7 +7,6 @@ from typing import Protocol
 from litestar import Litestar, Router
 from litestar.datastructures import State
 from litestar.di import Provide
-from litestar.plugins.prometheus import PrometheusConfig
 
 from booking_core.limits import MAX_BODY_BYTES
 from booking_core.usecases.deps import Deps
@@ -16,6 +15,7 @@ from entrypoints.http.hashing import HASHING_STATE, HashingPool
 from entrypoints.http.inputs import check_request
 from entrypoints.http.openapi import TimeOfDaySchemaPlugin, finish, openapi_config
 from entrypoints.http.ratelimit import KNOWN_TOKENS_STATE, KnownTokens, counter_stores, rate_limit_middleware
+from entrypoints.http.request_metrics import request_metrics
 from entrypoints.http.routes import auth, bookings, client, resources, webhooks
 from entrypoints.http.routes.health import health
 from entrypoints.http.routes.index import api_index
@@ -63,14 +63,16 @@ def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
         # the API's requests only: the provider's webhook checks its signature over the raw body first
         before_request=check_request,
     )
-    metrics = PrometheusConfig(app_name="booking", prefix="booking", group_path=True)
     app = Litestar(
         route_handlers=[api, webhooks.router, health, MetricsController],
         dependencies={
             "deps": Provide(lambda: deps, use_cache=True, sync_to_thread=False),
         },
         exception_handlers={Exception: handle_exception},
-        middleware=[metrics.middleware, *rate_limit_middleware(services.settings.rate_limit_per_minute)],
+        middleware=[
+            request_metrics(app_name="booking", prefix="booking"),
+            *rate_limit_middleware(services.settings.rate_limit_per_minute),
+        ],
         stores=counter_stores(services.settings.redis_url, services.settings.redis_namespace),
         request_max_body_size=MAX_BODY_BYTES,
         openapi_config=openapi_config(),
