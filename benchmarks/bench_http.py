@@ -27,7 +27,6 @@ import http.client
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -41,12 +40,19 @@ from zoneinfo import ZoneInfo
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from benchmarks._harness import (  # noqa: E402
+    BOOKING,
+    all_day_resource,
+    free_port,
+    migrate_and_load,
+    worker_rss_mb,
+    wrk_figures,
+)
 from sqlalchemy import text  # noqa: E402
 
 from adapters.sqla import make_engine  # noqa: E402
 from tests.support.postgres import temporary_database  # noqa: E402
 
-BOOKING = str(ROOT / ".venv" / "bin" / "booking")
 CONCURRENCY = int(os.environ.get("BENCH_CONNECTIONS", "32"))  # as the shared script's wrk -c32
 DURATION_S = float(os.environ.get("BENCH_SECONDS", "3"))
 # odd, so the median is one round's figure; enough that one slow round cannot move it
@@ -59,26 +65,8 @@ USER_TOKEN = "bench-user-token"
 SLOT_MINUTES = 15
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def catalog() -> dict[str, object]:
-    all_day = [{"start_time": "00:00:00", "end_time": "00:00:00", "price_per_unit": "20.00"}]
-    resource = {
-        "capacity": 4,
-        "base_price": "20.00",
-        "currency": "EUR",
-        "price_unit": "hour",
-        "booking_interval_minutes": 60,
-        "min_booking_duration_minutes": 60,
-        "max_booking_duration_minutes": 120,
-        "prevent_unbookable_gaps": False,
-        "max_advance_booking_days": 365,
-        "schedules": [{"day_of_week": d, "time_slots": all_day} for d in range(1, 8)],
-    }
+    resource = all_day_resource(max_advance_booking_days=365)
     quarter = {
         **resource,
         "booking_interval_minutes": SLOT_MINUTES,
@@ -227,30 +215,10 @@ def wrk_load(
         command += ["--", *script_args]
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     Path(lua.name).unlink()
-    figures = {"requests": 0.0, "rps": 0.0, "p50_ms": 0.0, "p99_ms": 0.0, "max_ms": 0.0, "errors": 0.0}
-    for line in out.splitlines():
-        words = line.split()
-        if line.strip().startswith("Latency") and len(words) >= 4:
-            figures["max_ms"] = _ms(words[3])
-        elif line.strip().startswith("50%"):
-            figures["p50_ms"] = _ms(words[1])
-        elif line.strip().startswith("99%"):
-            figures["p99_ms"] = _ms(words[1])
-        elif "requests in" in line:
-            figures["requests"] = float(words[0])
-        elif line.startswith("Requests/sec:"):
-            figures["rps"] = float(words[1])
-        elif line.strip().startswith("Non-2xx") or line.strip().startswith("Socket errors"):
-            figures["errors"] += sum(float(w.strip(",")) for w in words if w.strip(",").isdigit())
-            print(f"  {time.strftime('%H:%M:%S')} {path}: {line.strip()}", file=sys.stderr)  # which kind
-    return figures
-
-
-def _ms(value: str) -> float:
-    for unit, factor in (("us", 0.001), ("ms", 1.0), ("s", 1000.0)):
-        if value.endswith(unit):
-            return float(value[: -len(unit)]) * factor
-    return float(value)
+    # each error line on stderr with the time and the path: which kind of error, and when
+    return wrk_figures(
+        out, lambda line: print(f"  {time.strftime('%H:%M:%S')} {path}: {line.strip()}", file=sys.stderr)
+    )
 
 
 def analyze_bookings(url: str) -> None:
@@ -262,18 +230,6 @@ def analyze_bookings(url: str) -> None:
             connection.commit()
     finally:
         engine.dispose()
-
-
-def worker_rss_mb(server: subprocess.Popen[bytes]) -> list[float]:
-    children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
-    sizes = []
-    for pid in children:
-        if b"spawn_main" not in Path(f"/proc/{pid}/cmdline").read_bytes():
-            continue  # multiprocessing's resource tracker, not a server worker
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                sizes.append(int(line.split()[1]) / 1024)
-    return sizes
 
 
 def main() -> int:
@@ -288,12 +244,7 @@ def main() -> int:
             "BOOKING_PENDING_HOLD_MINUTES": "600",
             "BOOKING_MAIL_DIR": str(Path(tmp) / "mail"),
         }
-        catalog_file = Path(tmp) / "bench.json"
-        catalog_file.write_text(json.dumps(catalog()))
-        subprocess.run([BOOKING, "db", "upgrade"], env=env, check=True, capture_output=True)
-        subprocess.run(
-            [BOOKING, "catalog", "load", str(catalog_file)], env=env, check=True, capture_output=True
-        )
+        migrate_and_load(env, catalog(), Path(tmp) / "bench.json")
         create_floor_table(url)
         server = subprocess.Popen(
             [BOOKING, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
@@ -392,7 +343,7 @@ def run_against(server: subprocess.Popen[bytes], port: int, floor_port: int, url
     for n in range(ROUNDS):
         for name, drive in drivers.items():
             rounds[name].append(drive(n))
-    rss = worker_rss_mb(server)
+    rss = list(worker_rss_mb(server).values())
     print(f"{ROUNDS} rounds of {DURATION_S:.0f} s per endpoint, {CONCURRENCY} connections; medians")
     print(f"{'endpoint':16} {'req':>7} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>6}")
     for name, runs in rounds.items():

@@ -35,6 +35,7 @@ from zoneinfo import ZoneInfo
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import psycopg  # noqa: E402
+from benchmarks._harness import BOOKING, free_port, migrate_and_load, wrk_figures  # noqa: E402
 
 from tests.support.bulk_seed import (  # noqa: E402
     BOOKED_COURTS,
@@ -48,7 +49,6 @@ from tests.support.bulk_seed import (  # noqa: E402
 )
 from tests.support.postgres import postgres_admin_url, temporary_database  # noqa: E402
 
-BOOKING = str(ROOT / ".venv" / "bin" / "booking")
 CONCURRENCY = 16
 DURATION_S = float(os.environ.get("BENCH_DURATION_S", "3"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
@@ -98,29 +98,7 @@ def wrk(
         command += ["--", *post_args]
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     Path(script.name).unlink()
-    figures = dict.fromkeys(("requests", "rps", "p50_ms", "p99_ms", "max_ms", "errors"), 0.0)
-    for line in out.splitlines():
-        words = line.split()
-        if line.strip().startswith("Latency") and len(words) >= 4:
-            figures["max_ms"] = _ms(words[3])
-        elif line.strip().startswith("50%"):
-            figures["p50_ms"] = _ms(words[1])
-        elif line.strip().startswith("99%"):
-            figures["p99_ms"] = _ms(words[1])
-        elif "requests in" in line:
-            figures["requests"] = float(words[0])
-        elif line.startswith("Requests/sec:"):
-            figures["rps"] = float(words[1])
-        elif line.strip().startswith(("Non-2xx", "Socket errors")):
-            figures["errors"] += sum(float(w.strip(",")) for w in words if w.strip(",").isdigit())
-    return figures
-
-
-def _ms(value: str) -> float:
-    for unit, factor in (("us", 0.001), ("ms", 1.0), ("s", 1000.0)):
-        if value.endswith(unit):
-            return float(value[: -len(unit)]) * factor
-    return float(value)
+    return wrk_figures(out)
 
 
 def _call(
@@ -157,10 +135,7 @@ def database(keep: str | None) -> Iterator[str]:
 def prepare(url: str, sizes: Sizes, tmp: Path, label: str) -> dict[str, object]:
     """Migrate, load the catalog, seed ``sizes`` (unless seeded already); what was made and how long."""
     env = {**os.environ, "BOOKING_DATABASE_URL": url}
-    catalog_file = tmp / "catalog.json"
-    catalog_file.write_text(json.dumps(catalog()))
-    subprocess.run([BOOKING, "db", "upgrade"], env=env, check=True, capture_output=True)
-    subprocess.run([BOOKING, "catalog", "load", str(catalog_file)], env=env, check=True, capture_output=True)
+    migrate_and_load(env, catalog(), tmp / "catalog.json")
     with psycopg.connect(url) as conn:
         seeded = conn.execute("SELECT count(*) FROM bookings").fetchone()[0]  # type: ignore[index]
     took = None
@@ -185,7 +160,7 @@ def prepare(url: str, sizes: Sizes, tmp: Path, label: str) -> dict[str, object]:
 
 
 def measure(url: str, tmp: Path) -> dict[str, list[dict[str, float]]]:
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ, "BOOKING_DATABASE_URL": url, "BOOKING_PORT": str(port), "BOOKING_WORKERS": "2",
         "BOOKING_RATE_LIMIT_PER_MINUTE": "0", "BOOKING_INPROCESS_WORKER": "false",
@@ -272,14 +247,6 @@ def _seed_court_a(port: int, court: int, first_day: date) -> None:
         if status not in (201, 400):  # 400: taken already (a kept database seeded before)
             raise RuntimeError(f"seeding Court A failed: {status} {answer[:200]!r}")
         made += 1
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _commissions_last_month(url: str) -> int:

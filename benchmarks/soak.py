@@ -34,10 +34,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "src"))
+from benchmarks._harness import BOOKING, all_day_resource, free_port, migrate_and_load, worker_rss_mb  # noqa: E402
+
 from entrypoints.http.routes.webhooks import SIGNATURE_HEADER, sign  # noqa: E402
 from tests.support.postgres import temporary_database  # noqa: E402
 
-BOOKING = str(ROOT / ".venv" / "bin" / "booking")
 SOAK_SECONDS = float(os.environ.get("SOAK_SECONDS", "300"))
 PEAK_SECONDS = float(os.environ.get("SOAK_PEAK_SECONDS", "15"))
 RATE_SHARE = float(os.environ.get("SOAK_RATE_SHARE", "0.7"))
@@ -50,19 +51,7 @@ RSS_EVERY_S = 5.0
 
 
 def catalog(courts: int) -> dict[str, object]:
-    all_day = [{"start_time": "00:00:00", "end_time": "00:00:00", "price_per_unit": "20.00"}]
-    resource = {
-        "capacity": 4,
-        "base_price": "20.00",
-        "currency": "EUR",
-        "price_unit": "hour",
-        "booking_interval_minutes": 60,
-        "min_booking_duration_minutes": 60,
-        "max_booking_duration_minutes": 120,
-        "prevent_unbookable_gaps": False,
-        "max_advance_booking_days": 3650,
-        "schedules": [{"day_of_week": d, "time_slots": all_day} for d in range(1, 8)],
-    }
+    resource = all_day_resource(max_advance_booking_days=3650)
     venue = {
         "slug": "soak",
         "name": "Soak Arena",
@@ -288,21 +277,6 @@ def drive(
     return merged.plain()
 
 
-def worker_rss_mb(server: subprocess.Popen[bytes]) -> dict[int, float]:
-    children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
-    sizes: dict[int, float] = {}
-    for pid in children:
-        if b"spawn_main" not in Path(f"/proc/{pid}/cmdline").read_bytes():
-            continue  # multiprocessing's resource tracker, not a server worker
-        try:
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    sizes[int(pid)] = int(line.split()[1]) / 1024
-        except OSError:
-            continue
-    return sizes
-
-
 def sample_rss(
     server: subprocess.Popen[bytes], stop: threading.Event, samples: list[tuple[float, dict[int, float]]]
 ) -> None:
@@ -322,14 +296,6 @@ def wait_healthy(port: int) -> bool:
             pass
         time.sleep(0.2)
     return False
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def report(results: dict[str, object], seconds: float, samples: list[tuple[float, dict[int, float]]]) -> bool:
@@ -394,12 +360,7 @@ def main() -> int:
             "BOOKING_MAIL_BACKEND": "file",
             "BOOKING_MAIL_DIR": str(Path(tmp) / "mail"),
         }
-        catalog_file = Path(tmp) / "soak.json"
-        catalog_file.write_text(json.dumps(catalog(courts_wanted)))
-        subprocess.run([BOOKING, "db", "upgrade"], env=env, check=True, capture_output=True)
-        subprocess.run(
-            [BOOKING, "catalog", "load", str(catalog_file)], env=env, check=True, capture_output=True
-        )
+        migrate_and_load(env, catalog(courts_wanted), Path(tmp) / "soak.json")
         server = subprocess.Popen(
             [BOOKING, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )

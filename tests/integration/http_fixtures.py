@@ -27,7 +27,10 @@ from litestar.testing import TestClient
 from psycopg import sql
 
 from adapters.catalog import validate_catalog, write_catalog
+from adapters.mail import FileMailer
 from adapters.passwords import Argon2Passwords
+from adapters.payments import StripeGateway
+from adapters.payments.stripe import CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS
 from adapters.sqla import make_engine
 from adapters.sqla.migrate import upgrade
 from booking_core.paging import Page
@@ -295,6 +298,45 @@ def start(
             )
     finally:
         services.close()
+
+
+#: The publishable key the services hand out when ``start_on_fake_stripe`` runs them.
+FAKE_STRIPE_PUBLISHABLE_KEY = "pk_test_flow"
+
+
+def start_on_fake_stripe(
+    url: str,
+    fake_url: str,
+    mail_dir: Path,
+    *,
+    webhook_secret: str,
+    timeout: tuple[float, float] | None = None,
+) -> Iterator[Api]:
+    """``start`` with the real Stripe gateway talking to the fake Stripe at ``fake_url``
+    (``tests.support.fake_stripe``), webhooks signed with ``webhook_secret`` and mail written as files
+    to ``mail_dir``; ``timeout`` (connect, read seconds) replaces the gateway's own."""
+
+    def with_stripe(services: Services) -> Services:
+        settings = replace(
+            services.settings,
+            payment_provider="stripe",
+            stripe_secret_key="sk_test_flow",
+            stripe_publishable_key=FAKE_STRIPE_PUBLISHABLE_KEY,
+            stripe_webhook_secret=webhook_secret,
+            stripe_api_base=fake_url,
+        )
+        gateway = StripeGateway(
+            secret_key=settings.stripe_secret_key,
+            publishable_key=settings.stripe_publishable_key,
+            api_base=fake_url,
+            timeout=(CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS) if timeout is None else timeout,
+        )
+        mailer = FileMailer(mail_dir, sender="bookings@service.example")
+        return replace(
+            services, settings=settings, deps=replace(services.deps, payments=gateway), mailer=mailer
+        )
+
+    yield from start(url, customize=with_stripe)
 
 
 @pytest.fixture

@@ -12,74 +12,26 @@ import itertools
 import json
 import secrets
 import threading
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
 from sqlalchemy import text
 
 from adapters.sqla import make_engine
-from entrypoints.http.routes.webhooks import sign
+from tests.support.arena import BERLIN, CLIENT, OTHER, as_client, as_user, catalog, signed
 from tests.support.ledger import assert_consistent, read
 from tests.support.postgres import require_postgres, temporary_database
 from tests.support.server import serving
 
 pytestmark = pytest.mark.slow
 
-BERLIN = ZoneInfo("Europe/Berlin")
-USER, OTHER, CLIENT = "pay-race-user", "pay-race-other", "pay-race-client"
-SECRET = "whsec_dev"
 COURTS = 4
-
-
-def _catalog() -> dict[str, Any]:
-    slots = [{"start_time": "07:00:00", "end_time": "23:00:00", "price_per_unit": "20.00"}]
-    court = {
-        "capacity": 4,
-        "base_price": "20.00",
-        "currency": "EUR",
-        "price_unit": "hour",
-        "booking_interval_minutes": 60,
-        "min_booking_duration_minutes": 60,
-        "max_booking_duration_minutes": 240,
-        "prevent_unbookable_gaps": False,
-        "schedules": [{"day_of_week": d, "time_slots": slots} for d in range(1, 8)],
-    }
-    return {
-        "venues": [
-            {
-                "slug": "pay-race",
-                "name": "Pay Race Arena",
-                "venue_type": "tennis_club",
-                "street_address": "Rennweg 2",
-                "city": "Berlin",
-                "postal_code": "10115",
-                "country": "DE",
-                "latitude": "52.52",
-                "longitude": "13.40",
-                "timezone": "Europe/Berlin",
-                "operator_email": "ops@pay-race.example",
-                "resources": [{"name": f"Court {n}", **court} for n in range(1, COURTS + 1)],
-            }
-        ],
-        "users": [
-            {"email": "payer@example.com", "first_name": "Pa", "last_name": "Yer", "token": USER},
-            {"email": "rival@example.com", "first_name": "Ri", "last_name": "Val", "token": OTHER},
-        ],
-        "clients": [
-            {
-                "name": "RaceApp",
-                "commission_percent": "10.00",
-                "contact_email": "finance@race.example",
-                "token": CLIENT,
-            }
-        ],
-    }
+#: The client's external id of the catalog's first user (registered by email before the cases run).
+PAYER = "payer-1"
 
 
 class Service:
@@ -164,11 +116,7 @@ class Service:
         payload = json.dumps(
             {"id": f"evt_{secrets.token_hex(8)}", "type": kind, "data": {"object": found | obj}}
         )
-        headers = {
-            "Stripe-Signature": sign(payload.encode(), SECRET, int(time.time())),
-            "Content-Type": "application/json",
-        }
-        return self._send("POST", "/webhooks/provider/", content=payload, headers=headers)
+        return self._send("POST", "/webhooks/provider/", content=payload, headers=signed(payload.encode()))
 
     def at_once(self, calls: list[Callable[[], httpx.Response]]) -> list[httpx.Response]:
         """Send every call at the same moment, one thread each."""
@@ -201,29 +149,21 @@ class Service:
             engine.dispose()
 
 
-def as_user(token: str = USER) -> dict[str, str]:
-    return {"Authorization": f"Token {token}"}
-
-
-def as_client() -> dict[str, str]:
-    return {"Authorization": f"Token {CLIENT}", "X-User-External-ID": "payer-1"}
-
-
 @pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def service(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     tmp = tmp_path_factory.mktemp("payments")
     if request.param == "postgresql":
         require_postgres()
-        with temporary_database() as url, serving(url, _catalog(), tmp, workers=4) as base:
+        with temporary_database() as url, serving(url, catalog(COURTS), tmp, workers=4) as base:
             yield _registered(Service(base, url))
     else:
         url = f"sqlite:///{tmp / 'race.sqlite3'}"
-        with serving(url, _catalog(), tmp, workers=3) as base:
+        with serving(url, catalog(COURTS), tmp, workers=3) as base:
             yield _registered(Service(base, url))
 
 
 def _registered(service: Service) -> Service:
-    body = {"external_id": "payer-1", "email": "payer@example.com"}
+    body = {"external_id": PAYER, "email": "player@example.com"}
     response = httpx.post(f"{service.base}/api/v1/client/users/register/", json=body, headers=as_user(CLIENT))
     assert response.status_code == 201, response.text
     return service
@@ -297,7 +237,7 @@ def test_late_payments_race_new_bookings_for_their_time(service: Service) -> Non
 
 def test_events_out_of_order_end_as_in_order(service: Service) -> None:
     # in sequence: a refund before the success it refunds, a failure after a success
-    refunded_first = service.booked(as_client())
+    refunded_first = service.booked(as_client(PAYER))
     assert service.event("charge.refunded", refunded_first).status_code == 200
     assert service.event("payment_intent.succeeded", refunded_first).status_code == 200
     failed_last = service.booked()
@@ -314,7 +254,7 @@ def test_events_out_of_order_end_as_in_order(service: Service) -> None:
         ["succeeded"],
     )
     # all at once, for many bookings: success, failure and refund each, twice
-    bookings = [service.booked(as_client()) for _ in range(4)]
+    bookings = [service.booked(as_client(PAYER)) for _ in range(4)]
     kinds = ["payment_intent.succeeded", "payment_intent.payment_failed", "charge.refunded"]
     answers = service.at_once([lambda b=b, k=k: service.event(k, b) for b in bookings for k in kinds * 2])
     assert [a.status_code for a in answers] == [200] * len(answers)
@@ -340,7 +280,7 @@ def test_events_that_do_not_match_the_booking_change_nothing(service: Service) -
 
 
 def test_thirty_deliveries_of_one_success_write_one_confirmation_and_one_commission(service: Service) -> None:
-    booking_id = service.booked(as_client())
+    booking_id = service.booked(as_client(PAYER))
     answers = service.at_once([lambda: service.event("payment_intent.succeeded", booking_id)] * 30)
     assert [a.status_code for a in answers] == [200] * 30
     story = service.stories([booking_id])[booking_id]
@@ -361,9 +301,9 @@ def test_thirty_intent_requests_get_one_intent(service: Service) -> None:
 
 
 def test_concurrent_cancels_of_a_paid_booking_one_wins_one_refund(service: Service) -> None:
-    booking_id = service.booked(as_client())
+    booking_id = service.booked(as_client(PAYER))
     assert service.event("payment_intent.succeeded", booking_id).status_code == 200
-    answers = service.at_once([lambda: service.cancel(booking_id, as_client())] * 6)
+    answers = service.at_once([lambda: service.cancel(booking_id, as_client(PAYER))] * 6)
     assert sorted(a.status_code for a in answers) == [200] + [400] * 5, [a.text for a in answers]
     for refused in (a for a in answers if a.status_code == 400):
         assert refused.json() == {"error": "Cannot cancel a booking with status 'cancelled'."}

@@ -8,7 +8,6 @@ import json
 import secrets
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import replace
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from pathlib import Path
@@ -17,12 +16,10 @@ from typing import Any, cast
 import pytest
 import stripe
 
-from adapters.mail import FileMailer
-from adapters.payments import StripeGateway
-from entrypoints.bootstrap import Services
 from entrypoints.worker import run_once
 from tests.integration.http_fixtures import (
     BOOKINGS,
+    FAKE_STRIPE_PUBLISHABLE_KEY,
     PARTNER,
     Api,
     auth,
@@ -31,7 +28,7 @@ from tests.integration.http_fixtures import (
     database_url,
     postgres_template,
     sqlite_template,
-    start,
+    start_on_fake_stripe,
 )
 from tests.support.fake_stripe import FakeStripe, fake_stripe
 
@@ -51,26 +48,7 @@ def fake() -> Iterator[FakeStripe]:
 
 @pytest.fixture
 def api(database_url: str, fake: FakeStripe, tmp_path: Path) -> Iterator[Api]:
-    def with_stripe(services: Services) -> Services:
-        settings = replace(
-            services.settings,
-            payment_provider="stripe",
-            stripe_secret_key="sk_test_flow",
-            stripe_publishable_key="pk_test_flow",
-            stripe_webhook_secret=WEBHOOK_SECRET,
-            stripe_api_base=fake.url,
-        )
-        gateway = StripeGateway(
-            secret_key=settings.stripe_secret_key,
-            publishable_key=settings.stripe_publishable_key,
-            api_base=fake.url,
-        )
-        mailer = FileMailer(tmp_path / "mail", sender="bookings@service.example")
-        return replace(
-            services, settings=settings, deps=replace(services.deps, payments=gateway), mailer=mailer
-        )
-
-    yield from start(database_url, customize=with_stripe)
+    yield from start_on_fake_stripe(database_url, fake.url, tmp_path / "mail", webhook_secret=WEBHOOK_SECRET)
 
 
 def deliver(api: Api, event_type: str, obj: Mapping[str, Any]) -> Any:
@@ -114,7 +92,7 @@ def test_book_pay_mail_cancel_refund_with_stripe(api: Api, fake: FakeStripe, tmp
     assert answer.status_code == 200, answer.text
     intent = answer.json()
     assert intent["provider_account_id"] == "acct_harbour"
-    assert intent["publishable_key"] == "pk_test_flow"
+    assert intent["publishable_key"] == FAKE_STRIPE_PUBLISHABLE_KEY
     assert (intent["amount"], intent["currency"]) == ("30.00", "USD")
     [created] = fake.posts("/v1/payment_intents")
     assert created.params == {

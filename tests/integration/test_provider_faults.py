@@ -13,14 +13,10 @@ meeting a 5xx or a timeout of the real API.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from adapters.mail import FileMailer
-from adapters.payments import StripeGateway
-from entrypoints.bootstrap import Services
 from entrypoints.worker import run_once
 from tests.integration.http_fixtures import (
     ANNA,
@@ -32,7 +28,7 @@ from tests.integration.http_fixtures import (
     database_url,
     postgres_template,
     sqlite_template,
-    start,
+    start_on_fake_stripe,
 )
 from tests.integration.test_payment_flow_stripe import WEBHOOK_SECRET, deliver
 from tests.support.fake_stripe import FakeStripe, fake_stripe
@@ -54,27 +50,13 @@ def fake() -> Iterator[FakeStripe]:
 
 @pytest.fixture
 def api(database_url: str, fake: FakeStripe, tmp_path: Path) -> Iterator[Api]:
-    def with_stripe(services: Services) -> Services:
-        settings = replace(
-            services.settings,
-            payment_provider="stripe",
-            stripe_secret_key="sk_test_faults",
-            stripe_publishable_key="pk_test_faults",
-            stripe_webhook_secret=WEBHOOK_SECRET,
-            stripe_api_base=fake.url,
-        )
-        gateway = StripeGateway(
-            secret_key=settings.stripe_secret_key,
-            publishable_key=settings.stripe_publishable_key,
-            api_base=fake.url,
-            timeout=(TIMEOUT_SECONDS, TIMEOUT_SECONDS),
-        )
-        mailer = FileMailer(tmp_path / "mail", sender="bookings@service.example")
-        return replace(
-            services, settings=settings, deps=replace(services.deps, payments=gateway), mailer=mailer
-        )
-
-    yield from start(database_url, customize=with_stripe)
+    yield from start_on_fake_stripe(
+        database_url,
+        fake.url,
+        tmp_path / "mail",
+        webhook_secret=WEBHOOK_SECRET,
+        timeout=(TIMEOUT_SECONDS, TIMEOUT_SECONDS),
+    )
 
 
 def _detail(api: Api, booking_id: str) -> dict[str, object]:

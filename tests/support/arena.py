@@ -1,5 +1,5 @@
-"""A small venue with hourly courts, users and a client, and signed provider events, for the fault tests
-that run ``booking serve`` (``tests.support.server``) and talk to it over real HTTP."""
+"""A small venue with hourly courts, users and a client, and signed provider events, for the fault and
+race tests that run ``booking serve`` (``tests.support.server``) and talk to it over real HTTP."""
 
 from __future__ import annotations
 

@@ -117,92 +117,81 @@ _BAD_REQUEST_BODY = Union[FieldErrors, ErrorBody, DetailBody]  # noqa: UP007 - a
 _REFUSAL_BODY = Union[DetailBody, ErrorBody]  # noqa: UP007
 
 
-def _examples(**named: Mapping[str, Any]) -> list[Example]:
-    return [
-        Example(id=name, summary=name.replace("_", " "), value=dict(value)) for name, value in named.items()
-    ]
+def _answer(body: Any, description: str, **examples: Mapping[str, Any]) -> ResponseSpec:
+    """An error answer with ``body`` (a class or a union, which Litestar writes as oneOf) and the named
+    examples, in place of the ones Litestar would make up."""
+    return ResponseSpec(
+        body,
+        generate_examples=False,
+        description=description,
+        examples=[
+            Example(id=name, summary=name.replace("_", " "), value=dict(value))
+            for name, value in examples.items()
+        ],
+    )
 
 
 _ANSWERS: dict[int, ResponseSpec] = {
-    400: ResponseSpec(
-        _BAD_REQUEST_BODY,  # type: ignore[arg-type]  # a union, which Litestar writes as oneOf
-        generate_examples=False,
-        description=(
+    400: _answer(
+        _BAD_REQUEST_BODY,
+        (
             "Bad request. Invalid fields or parameters: messages keyed by field name. A booking rule "
             "(alignment, gaps, a taken slot): `non_field_errors`, or `error` in client-mode flows. A refusal "
             "such as a missing user header or an unpayable booking: `error`. Malformed JSON, text that is "
             "not UTF-8 or a NUL character: `detail`."
         ),
-        examples=_examples(
-            invalid_field={"notes": ["Ensure this field has no more than 1000 characters."]},
-            booking_rule={
-                "non_field_errors": ["Start time must align to the booking interval of 30 minutes."]
-            },
-            refusal={"error": "user identification required"},
-            malformed={"detail": "Input data was truncated"},
-        ),
+        invalid_field={"notes": ["Ensure this field has no more than 1000 characters."]},
+        booking_rule={"non_field_errors": ["Start time must align to the booking interval of 30 minutes."]},
+        refusal={"error": "user identification required"},
+        malformed={"detail": "Input data was truncated"},
     ),
-    401: ResponseSpec(
+    401: _answer(
         DetailBody,
-        generate_examples=False,
-        description="The token is missing (where one is required), unknown or revoked.",
-        examples=_examples(missing={"detail": "Authentication credentials were not provided."}),
+        "The token is missing (where one is required), unknown or revoked.",
+        missing={"detail": "Authentication credentials were not provided."},
     ),
-    403: ResponseSpec(
-        _REFUSAL_BODY,  # type: ignore[arg-type]
-        generate_examples=False,
-        description=(
+    403: _answer(
+        _REFUSAL_BODY,
+        (
             "The caller may not do this: a user token on a client endpoint, a booking the caller does not "
             "own, a client's token on logout (`detail`); a venue mapping not approved yet (`error`)."
         ),
-        examples=_examples(
-            forbidden={"detail": "You do not have permission to perform this action."},
-            not_approved={"error": "venue mapping is not approved"},
-        ),
+        forbidden={"detail": "You do not have permission to perform this action."},
+        not_approved={"error": "venue mapping is not approved"},
     ),
-    404: ResponseSpec(
-        _REFUSAL_BODY,  # type: ignore[arg-type]
-        generate_examples=False,
-        description=(
+    404: _answer(
+        _REFUSAL_BODY,
+        (
             "No such object for this caller (`detail`), or an external id or user header that names no "
             "mapping of the client (`error`)."
         ),
-        examples=_examples(
-            not_found={"detail": "Not found."},
-            unmapped={"error": "no user found for that external_id"},
-        ),
+        not_found={"detail": "Not found."},
+        unmapped={"error": "no user found for that external_id"},
     ),
-    413: ResponseSpec(
+    413: _answer(
         DetailBody,
-        generate_examples=False,
-        description="The request body is larger than 1 MiB.",
-        examples=_examples(too_large={"detail": "Request body too large (at most 1 MiB)."}),
+        "The request body is larger than 1 MiB.",
+        too_large={"detail": "Request body too large (at most 1 MiB)."},
     ),
-    422: ResponseSpec(
+    422: _answer(
         ErrorBody,
-        generate_examples=False,
-        description="This `Idempotency-Key` was used before with a different request.",
-        examples=_examples(
-            key_reused={"error": "This Idempotency-Key was already used with a different request."}
-        ),
+        "This `Idempotency-Key` was used before with a different request.",
+        key_reused={"error": "This Idempotency-Key was already used with a different request."},
     ),
-    429: ResponseSpec(
+    429: _answer(
         DetailBody,
-        generate_examples=False,
-        description="Too many requests; `Retry-After` says how many seconds to wait.",
-        examples=_examples(throttled={"detail": "Request was throttled. Expected available in 42 seconds."}),
+        "Too many requests; `Retry-After` says how many seconds to wait.",
+        throttled={"detail": "Request was throttled. Expected available in 42 seconds."},
     ),
-    500: ResponseSpec(
+    500: _answer(
         ErrorBody,
-        generate_examples=False,
-        description="The payment provider failed; nothing was charged. Retrying later is safe.",
-        examples=_examples(provider_failed={"error": "The payment provider is unavailable."}),
+        "The payment provider failed; nothing was charged. Retrying later is safe.",
+        provider_failed={"error": "The payment provider is unavailable."},
     ),
-    503: ResponseSpec(
+    503: _answer(
         ErrorBody,
-        generate_examples=False,
-        description="The database does not answer right now; nothing was changed. Retry later.",
-        examples=_examples(unavailable={"error": "service temporarily unavailable, please retry"}),
+        "The database does not answer right now; nothing was changed. Retry later.",
+        unavailable={"error": "service temporarily unavailable, please retry"},
     ),
 }
 

@@ -1,0 +1,93 @@
+"""What the benchmark scripts (bench_http, bench_scale, soak) share: a free port, a migrated database with
+a catalog loaded through the ``booking`` CLI, an all-day court, wrk's output read as figures, and the
+resident memory of the server's workers. Imported as ``benchmarks._harness`` (the scripts put the
+repository root on ``sys.path``)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOKING = str(ROOT / ".venv" / "bin" / "booking")
+
+WRK_FIGURES = ("requests", "rps", "p50_ms", "p99_ms", "max_ms", "errors")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def all_day_resource(max_advance_booking_days: int) -> dict[str, object]:
+    """A court open round the clock at 20.00 EUR an hour, booked by the hour (60 to 120 minutes)."""
+    all_day = [{"start_time": "00:00:00", "end_time": "00:00:00", "price_per_unit": "20.00"}]
+    return {
+        "capacity": 4,
+        "base_price": "20.00",
+        "currency": "EUR",
+        "price_unit": "hour",
+        "booking_interval_minutes": 60,
+        "min_booking_duration_minutes": 60,
+        "max_booking_duration_minutes": 120,
+        "prevent_unbookable_gaps": False,
+        "max_advance_booking_days": max_advance_booking_days,
+        "schedules": [{"day_of_week": d, "time_slots": all_day} for d in range(1, 8)],
+    }
+
+
+def migrate_and_load(env: Mapping[str, str], catalog: object, catalog_file: Path) -> None:
+    """``booking db upgrade``, then ``booking catalog load`` of ``catalog`` (written to ``catalog_file``)."""
+    catalog_file.write_text(json.dumps(catalog))
+    subprocess.run([BOOKING, "db", "upgrade"], env=env, check=True, capture_output=True)
+    subprocess.run([BOOKING, "catalog", "load", str(catalog_file)], env=env, check=True, capture_output=True)
+
+
+def wrk_figures(out: str, on_error_line: Callable[[str], None] | None = None) -> dict[str, float]:
+    """wrk's ``--latency`` output as requests, req/s, p50/p99/max (ms) and errors (non-2xx answers and
+    socket errors); ``on_error_line`` sees each line that reports errors."""
+    figures = dict.fromkeys(WRK_FIGURES, 0.0)
+    for line in out.splitlines():
+        words = line.split()
+        if line.strip().startswith("Latency") and len(words) >= 4:
+            figures["max_ms"] = _ms(words[3])
+        elif line.strip().startswith("50%"):
+            figures["p50_ms"] = _ms(words[1])
+        elif line.strip().startswith("99%"):
+            figures["p99_ms"] = _ms(words[1])
+        elif "requests in" in line:
+            figures["requests"] = float(words[0])
+        elif line.startswith("Requests/sec:"):
+            figures["rps"] = float(words[1])
+        elif line.strip().startswith(("Non-2xx", "Socket errors")):
+            figures["errors"] += sum(float(w.strip(",")) for w in words if w.strip(",").isdigit())
+            if on_error_line is not None:
+                on_error_line(line)
+    return figures
+
+
+def _ms(value: str) -> float:
+    for unit, factor in (("us", 0.001), ("ms", 1.0), ("s", 1000.0)):
+        if value.endswith(unit):
+            return float(value[: -len(unit)]) * factor
+    return float(value)
+
+
+def worker_rss_mb(server: subprocess.Popen[bytes]) -> dict[int, float]:
+    """Resident memory (MB) per worker process of ``booking serve``, by pid."""
+    children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+    sizes: dict[int, float] = {}
+    for pid in children:
+        if b"spawn_main" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+            continue  # multiprocessing's resource tracker, not a server worker
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    sizes[int(pid)] = int(line.split()[1]) / 1024
+        except OSError:
+            continue  # the worker ended between the listing and the read
+    return sizes
