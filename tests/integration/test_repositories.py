@@ -397,6 +397,13 @@ def test_users_by_id_and_email_case_insensitively(world: Backend) -> None:
         assert uow.users.get("nobody") is None
 
 
+def test_users_many_at_once(world: Backend) -> None:
+    with world.uow() as uow:
+        found = uow.users.get_many({USER_ID, OTHER_USER_ID, "nobody"})
+        assert found == {USER_ID: _user(), OTHER_USER_ID: _user(OTHER_USER_ID, "ben@example.com")}
+        assert uow.users.get_many(set()) == {}
+
+
 def test_user_emails_are_unique_regardless_of_case(db_world: Backend) -> None:
     with db_world.uow() as uow, pytest.raises(BadRequest):
         uow.users.add(_user("00000000-0000-4000-8000-000000000009", "ANNA@example.com"))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import TypeVar
@@ -155,6 +155,9 @@ class MemoryUsers:
 
     def get(self, user_id: str) -> User | None:
         return self._rows.get(user_id)
+
+    def get_many(self, user_ids: Collection[str]) -> dict[str, User]:
+        return {i: self._rows[i] for i in user_ids if i in self._rows}
 
     def get_by_email(self, email: str) -> User | None:
         wanted = email.strip().lower()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -154,6 +154,9 @@ class Users(Protocol):
 
     def get(self, user_id: str) -> User | None:
         """One user by id."""
+
+    def get_many(self, user_ids: Collection[str]) -> dict[str, User]:
+        """The users of ``user_ids`` that exist, by id, in one step (a page's users, not one by one)."""
 
     def get_by_email(self, email: str) -> User | None:
         """One user by email, compared case-insensitively."""

@@ -124,7 +124,8 @@ def list_user_mappings(
                 client_id, is_active=is_active, limit=limit, offset=offset
             ),
         )
-        return _joined(found, lambda m: uow.users.get(m.user_id))
+        users = uow.users.get_many({m.user_id for m in found.items})
+        return _joined(found, lambda m: users.get(m.user_id))
 
 
 def register_resource(

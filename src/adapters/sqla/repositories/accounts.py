@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import UTC, datetime
 
 from sqlalchemy import bindparam, func, select, update
@@ -63,6 +64,12 @@ class SqlaUsers:
     def get(self, user_id: str) -> User | None:
         row = self._session.get(UserRow, user_id)
         return user_to_domain(row) if row else None
+
+    def get_many(self, user_ids: Collection[str]) -> dict[str, User]:
+        if not user_ids:
+            return {}
+        rows = self._session.scalars(select(UserRow).where(UserRow.id.in_(user_ids)))
+        return {row.id: user_to_domain(row) for row in rows}
 
     def get_by_email(self, email: str) -> User | None:
         stmt = select(UserRow).where(func.lower(UserRow.email) == email.strip().lower())
