@@ -62,10 +62,9 @@ _FAMILIES: dict[str, _Series] = {}
 
 def request_metrics(app_name: str, prefix: str) -> Callable[[ASGIApp], ASGIApp]:
     """The middleware counting and timing every HTTP request of the application."""
-    series = _FAMILIES.get(prefix)
-    if series is None:
-        series = _FAMILIES[prefix] = _Series(prefix)
-    families = series
+    families = _FAMILIES.get(prefix)
+    if families is None:
+        families = _FAMILIES[prefix] = _Series(prefix)
 
     def middleware(app: ASGIApp) -> ASGIApp:
         async def measured(scope: Scope, receive: Receive, send: Send) -> None:

@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable
 from datetime import timedelta
+from typing import TypeVar
 
 from litestar.stores.base import NamespacedStore
 from litestar.stores.redis import RedisStore
@@ -20,6 +22,7 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: A counter that waits longer than this for Redis is given up (the request passes uncounted).
 SOCKET_TIMEOUT_S = 0.5
@@ -66,27 +69,25 @@ class FailOpenStore(NamespacedStore):
             self._logged = now
             log.warning("Redis unavailable, requests pass uncounted: %s", error)
 
-    async def get(self, key: str, renew_for: int | timedelta | None = None) -> bytes | None:
-        """The stored value, or None when Redis does not answer."""
+    async def _tolerant(self, call: Awaitable[T], fallback: T) -> T:
+        """What ``call`` returns, or ``fallback`` (the outage logged) when Redis does not answer."""
         try:
-            return await self._inner.get(key, renew_for)
+            return await call
         except (RedisError, OSError) as error:
             self._outage(error)
-            return None
+            return fallback
+
+    async def get(self, key: str, renew_for: int | timedelta | None = None) -> bytes | None:
+        """The stored value, or None when Redis does not answer."""
+        return await self._tolerant(self._inner.get(key, renew_for), None)
 
     async def set(self, key: str, value: str | bytes, expires_in: int | timedelta | None = None) -> None:
         """Store ``value``; dropped when Redis does not answer."""
-        try:
-            await self._inner.set(key, value, expires_in)
-        except (RedisError, OSError) as error:
-            self._outage(error)
+        await self._tolerant(self._inner.set(key, value, expires_in), None)
 
     async def delete(self, key: str) -> None:
         """Delete ``key`` (nothing when Redis does not answer)."""
-        try:
-            await self._inner.delete(key)
-        except (RedisError, OSError) as error:
-            self._outage(error)
+        await self._tolerant(self._inner.delete(key), None)
 
     async def delete_all(self) -> None:
         """Delete every key of this namespace."""
@@ -94,19 +95,11 @@ class FailOpenStore(NamespacedStore):
 
     async def exists(self, key: str) -> bool:
         """Whether ``key`` is stored (False when Redis does not answer)."""
-        try:
-            return await self._inner.exists(key)
-        except (RedisError, OSError) as error:
-            self._outage(error)
-            return False
+        return await self._tolerant(self._inner.exists(key), False)
 
     async def expires_in(self, key: str) -> int | None:
         """Seconds until ``key`` expires (None when Redis does not answer)."""
-        try:
-            return await self._inner.expires_in(key)
-        except (RedisError, OSError) as error:
-            self._outage(error)
-            return None
+        return await self._tolerant(self._inner.expires_in(key), None)
 
     async def __aexit__(self, *args: object) -> None:
         await self._inner.__aexit__(*args)  # type: ignore[arg-type]
