@@ -1,12 +1,15 @@
 """Races over HTTP against `booking serve` with several worker processes on PostgreSQL.
 
 The no-double-booking guarantee must hold across processes, not only threads: exactly one of
-many concurrent requests for a slot wins, and the gap rule holds for neighbouring requests.
+many concurrent requests for a slot wins, and the gap rule holds for neighbouring requests. Court 1
+has the gap rule, so its bookings are checked one after another under the court's lock; Court 2 has
+not, so its bookings run side by side and the overlap constraint decides between them.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime, timedelta
@@ -24,8 +27,23 @@ BERLIN = ZoneInfo("Europe/Berlin")
 TOKEN = "race-user-token"
 
 
-def _catalog() -> dict[str, object]:
+def _court(name: str, *, gaps: bool) -> dict[str, object]:
     slots = [{"start_time": "08:00:00", "end_time": "22:00:00", "price_per_unit": "20.00"}]
+    return {
+        "name": name,
+        "capacity": 4,
+        "base_price": "20.00",
+        "currency": "EUR",
+        "price_unit": "hour",
+        "booking_interval_minutes": 30,
+        "min_booking_duration_minutes": 60,
+        "max_booking_duration_minutes": 240,
+        "prevent_unbookable_gaps": gaps,
+        "schedules": [{"day_of_week": d, "time_slots": slots} for d in range(1, 8)],
+    }
+
+
+def _catalog() -> dict[str, object]:
     return {
         "venues": [
             {
@@ -40,20 +58,7 @@ def _catalog() -> dict[str, object]:
                 "longitude": "13.40",
                 "timezone": "Europe/Berlin",
                 "operator_email": "ops@race.example",
-                "resources": [
-                    {
-                        "name": "Court 1",
-                        "capacity": 4,
-                        "base_price": "20.00",
-                        "currency": "EUR",
-                        "price_unit": "hour",
-                        "booking_interval_minutes": 30,
-                        "min_booking_duration_minutes": 60,
-                        "max_booking_duration_minutes": 240,
-                        "prevent_unbookable_gaps": True,
-                        "schedules": [{"day_of_week": d, "time_slots": slots} for d in range(1, 8)],
-                    }
-                ],
+                "resources": [_court("Court 1", gaps=True), _court("Court 2", gaps=False)],
             }
         ],
         "users": [{"email": "racer@example.com", "first_name": "Ra", "last_name": "Cer", "token": TOKEN}],
@@ -62,13 +67,13 @@ def _catalog() -> dict[str, object]:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, int]]]:
     require_postgres()
     with (
         temporary_database() as url,
         serving(url, _catalog(), tmp_path_factory.mktemp("race"), workers=3) as base,
     ):
-        yield base, httpx.get(f"{base}/api/v1/resources/").json()[0]["id"]
+        yield base, {r["name"]: r["id"] for r in httpx.get(f"{base}/api/v1/resources/").json()}
 
 
 def _at(day: date, hour: int, minute: int = 0) -> str:
@@ -85,19 +90,59 @@ def _post_all(base: str, bodies: list[dict[str, object]]) -> list[httpx.Response
         return list(pool.map(post, bodies))
 
 
-def test_fifty_requests_for_one_slot_exactly_one_wins(server: tuple[str, int]) -> None:
-    base, resource = server
+@pytest.mark.parametrize("court", ["Court 1", "Court 2"])
+def test_fifty_requests_for_one_slot_exactly_one_wins(server: tuple[str, dict[str, int]], court: str) -> None:
+    base, courts = server
     day = datetime.now(BERLIN).date() + timedelta(days=3)
-    body = {"resource": resource, "start_datetime": _at(day, 10), "end_datetime": _at(day, 11)}
+    body = {"resource": courts[court], "start_datetime": _at(day, 10), "end_datetime": _at(day, 11)}
     responses = _post_all(base, [body] * 50)
     statuses = sorted(r.status_code for r in responses)
     assert statuses == [201] + [400] * 49, statuses
-    for refused in (r for r in responses if r.status_code == 400):
-        assert list(refused.json()) == ["non_field_errors"], refused.text
+    refusals = {r.text for r in responses if r.status_code == 400}
+    # the same answer whether the check or the storage's constraint refused
+    assert [json.loads(text) for text in refusals] == [
+        {"non_field_errors": ["The requested time slot is not available."]}
+    ], refusals
 
 
-def test_neighbours_racing_cannot_leave_an_unbookable_gap(server: tuple[str, int]) -> None:
-    base, resource = server
+def test_overlapping_requests_without_the_gap_rule_never_both_win(server: tuple[str, dict[str, int]]) -> None:
+    """Sixty requests of 1 to 2 hours, starting every half hour from 10:00, for a court without the
+    gap rule: the ones that win cover disjoint times and the rest are refused as taken."""
+    base, courts = server
+    day = datetime.now(BERLIN).date() + timedelta(days=5)
+    first = datetime(day.year, day.month, day.day, 10, tzinfo=BERLIN)
+    bodies = []
+    for n in range(60):
+        start = first + timedelta(minutes=30 * (n % 12))
+        end = start + timedelta(minutes=60 + 30 * (n % 3))
+        bodies.append(
+            {
+                "resource": courts["Court 2"],
+                "start_datetime": start.isoformat(),
+                "end_datetime": end.isoformat(),
+            }
+        )
+    responses = _post_all(base, bodies)
+    assert {r.status_code for r in responses} == {201, 400}, [
+        r.text for r in responses if r.status_code >= 500
+    ]
+    won = sorted(
+        (datetime.fromisoformat(b["start_datetime"]), datetime.fromisoformat(b["end_datetime"]))
+        for b, r in zip(bodies, responses, strict=True)
+        if r.status_code == 201
+    )
+    for (_s1, end), (start, _e2) in itertools.pairwise(won):
+        assert end <= start, won
+    availability = httpx.get(
+        f"{base}/api/v1/resources/{courts['Court 2']}/availability/",
+        params={"start_date": str(day), "end_date": str(day)},
+    ).json()
+    assert len(availability["booked_slots"]) == len(won)
+
+
+def test_neighbours_racing_cannot_leave_an_unbookable_gap(server: tuple[str, dict[str, int]]) -> None:
+    base, courts = server
+    resource = courts["Court 1"]
     day = datetime.now(BERLIN).date() + timedelta(days=4)
     fences = [
         {"resource": resource, "start_datetime": _at(day, 9), "end_datetime": _at(day, 10)},

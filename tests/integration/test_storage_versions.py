@@ -601,8 +601,8 @@ def test_a_reader_does_not_wait_for_an_open_writer(db_world: Backend) -> None:
         assert second.result(timeout=10) == [committed.id, uncommitted.id]
 
 
-def test_a_token_lookup_with_lock_resource_locks_only_for_a_live_token(db_world: Backend) -> None:
-    """Booking creation authenticates and locks in one statement; an unknown token locks nothing."""
+def test_a_token_lookup_brings_the_catalog_revision_along(db_world: Backend) -> None:
+    """The token's statement also reads the catalog revision: a cached resource then needs no query."""
     with db_world.uow() as uow:
         uow.tokens.add("live-hash", Principal(user_id=USER_ID), NOW)
         uow.tokens.add("revoked-hash", Principal(user_id=USER_ID), NOW)
@@ -612,21 +612,17 @@ def test_a_token_lookup_with_lock_resource_locks_only_for_a_live_token(db_world:
         assert uow.resources.get(1) is not None  # now in the resource cache
     for unknown in ("no-such-hash", "revoked-hash"):
         with db_world.uow() as uow:
-            assert uow.tokens.principal(unknown, lock_resource=1) is None
-            if db_world.name == "postgresql":  # SQLite: every writer holds the write lock anyway
-                assert _second_writer_is_refused_now(db_world.db) is False
+            assert uow.tokens.principal(unknown) is None
     with db_world.uow() as uow:
-        assert uow.tokens.principal("live-hash", lock_resource=1) == Principal(user_id=USER_ID)
-        assert _second_writer_is_refused_now(db_world.db) is True
-        # the catalog revision came along: the cached resource is served without a query
+        assert uow.tokens.principal("live-hash") == Principal(user_id=USER_ID)
+        if db_world.name == "postgresql":  # SQLite: every writer holds the write lock anyway
+            assert _second_writer_is_refused_now(db_world.db) is False  # authenticating locks nothing
         statements: list[str] = []
         event.listen(db_world.db, "before_cursor_execute", lambda *args: statements.append(args[2]))
         resource = uow.resources.get(1)
         assert resource is not None
         assert resource.id == 1
-        if db_world.name == "postgresql":
-            assert statements == []
-    assert _second_writer_is_refused_now(db_world.db) is False  # released with the unit of work
+        assert statements == []
 
 
 def test_read_only_units_of_work_leave_pooled_connections_transactional(

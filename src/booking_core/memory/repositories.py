@@ -176,8 +176,7 @@ class MemoryTokens:
     def add(self, token_hash: str, principal: Principal, created_at: datetime) -> None:
         self._rows[token_hash] = (principal, False)
 
-    def principal(self, token_hash: str, *, lock_resource: int | None = None) -> Principal | None:
-        # lock_resource: nothing to do, as in MemoryResources.lock
+    def principal(self, token_hash: str) -> Principal | None:
         found = self._rows.get(token_hash)
         return found[0] if found and not found[1] else None
 

@@ -171,13 +171,8 @@ class Tokens(Protocol):
     def add(self, token_hash: str, principal: Principal, created_at: datetime) -> None:
         """Store a new token for a user or a client."""
 
-    def principal(self, token_hash: str, *, lock_resource: int | None = None) -> Principal | None:
-        """Who a live token belongs to.
-
-        With ``lock_resource``, that resource is also locked as by :meth:`Resources.lock`, in the
-        same step and only when the token is found: creating a booking authenticates its caller and
-        serializes on the resource in one round trip, and an unknown token locks nothing.
-        """
+    def principal(self, token_hash: str) -> Principal | None:
+        """Who a live token belongs to."""
 
     def revoke(self, token_hash: str) -> None:
         """Make a token unusable."""

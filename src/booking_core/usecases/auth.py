@@ -131,25 +131,19 @@ def authenticate(deps: Deps, token: str | None) -> Principal:
         return principal_in(uow, token)
 
 
-def principal_in(uow: UnitOfWork, token: str, *, lock_resource: int | None = None) -> Principal:
-    """:func:`authenticate` inside an open unit of work (see ``Tokens.principal`` for the lock)."""
-    principal = uow.tokens.principal(hash_token(token), lock_resource=lock_resource)
+def principal_in(uow: UnitOfWork, token: str) -> Principal:
+    """:func:`authenticate` inside an open unit of work."""
+    principal = uow.tokens.principal(hash_token(token))
     if principal is None:
         raise NotAuthenticated("Invalid token.")
     return principal
 
 
-def identify(uow: UnitOfWork, caller: Actor | TokenCaller, *, lock_resource: int | None = None) -> Actor:
-    """The actor of a use case that accepts a :class:`TokenCaller`; an Actor is taken as it is.
-
-    With ``lock_resource``, that resource is locked on return (``Resources.lock``); a token's lookup
-    takes the lock in the same statement.
-    """
+def identify(uow: UnitOfWork, caller: Actor | TokenCaller) -> Actor:
+    """The actor of a use case that accepts a :class:`TokenCaller`; an Actor is taken as it is."""
     if isinstance(caller, Actor):
-        if lock_resource is not None:
-            uow.resources.lock(lock_resource)
         return caller
-    principal = principal_in(uow, caller.token, lock_resource=lock_resource)
+    principal = principal_in(uow, caller.token)
     if caller.on_identified is not None:
         caller.on_identified(principal)
     return actor_in(

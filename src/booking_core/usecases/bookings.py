@@ -51,6 +51,17 @@ def checked_span(resource: Resource, span: TimeRange) -> TimeRange:
     return TimeRange(span.start - pad, span.end + pad)
 
 
+def serializes_bookings(resource: Resource) -> bool:
+    """Whether concurrent bookings of ``resource`` must be checked one after another.
+
+    The gap rule judges a booking by the free block around it, which a concurrent booking next to
+    it could shrink unseen, so with the rule on, a booking locks the resource for its transaction.
+    Without it only overlap matters, which the storage's constraint decides between concurrent
+    bookings by itself: they then proceed side by side.
+    """
+    return resource.prevent_unbookable_gaps
+
+
 def expire_stale_holds(
     uow: UnitOfWork, now: datetime, resource_id: int | None = None, *, keep: str | None = None
 ) -> int:
@@ -81,24 +92,25 @@ def create_booking(
     """Validate and store a pending booking that holds its slot for ``deps.hold_minutes``.
 
     ``caller`` is the actor, or a token to authenticate first, in this transaction (one statement
-    instead of a unit of work of its own). The resource is locked for the transaction, so
-    concurrent requests are checked one after another and the gap rule holds across them; the
-    storage's constraint is the last guard. ``record`` runs in the same transaction just before it
-    commits (the caller's idempotency record, say), so it is stored exactly when the booking is.
+    instead of a unit of work of its own). Two bookings of one resource whose times overlap never
+    both commit: the check below and, behind it, the storage's overlap constraint. Only the gap rule
+    reads the bookings *next to* this one, so only where it is on are concurrent requests for the
+    resource checked one after another (see :func:`serializes_bookings`). ``record`` runs in the
+    same transaction just before it commits (the caller's idempotency record, say), so it is stored
+    exactly when the booking is.
     """
     now = deps.clock.now()
     with deps.uow() as uow:
-        # The resource is locked before anything is read, so that what is read below is what the
-        # check stands on. An id given as such is locked by the caller's authentication itself (one
-        # statement); a client's external id names a resource only once the client is known.
-        direct_id = cmd.resource_id if cmd.resource_external_id is None else None
-        actor = identify(uow, caller, lock_resource=direct_id)
+        actor = identify(uow, caller)
         if actor.user_id is None:
             raise BadRequest("user identification required")
         rid = resolve_resource_id(uow, cmd.resource_id, cmd.resource_external_id, actor.client_id)
-        if direct_id is None:
-            uow.resources.lock(rid)
         resource = load_available(uow, rid)
+        if serializes_bookings(resource):
+            # locked before the bookings are read, so that what is read below is what the check
+            # stands on; read again, as the catalog may have changed before the lock
+            uow.resources.lock(rid)
+            resource = load_available(uow, rid)
         span = TimeRange(cmd.start, cmd.end) if cmd.end > cmd.start else None
         if span is None:
             raise ValidationFailed("End time must be after start time.", field="end_datetime")
@@ -127,6 +139,8 @@ def create_booking(
         # ends without commit, and the row with it. One round trip for the check and the INSERT.
         check = uow.bookings.add_unless_overlapped(booking, checked_span(resource, span), now)
         if check.lapsed_hold_ids:  # rare: the worker's sweep usually got there first
+            if not serializes_bookings(resource):
+                uow.resources.lock(rid)  # the lock order of every path: resource, then its bookings
             # all of the resource's lapsed holds, not only those in the way: the query is the same
             expire_stale_holds(uow, now, resource.id)
         validate_against_bookings(resource, span, opening, [b.span for b in check.blocked])

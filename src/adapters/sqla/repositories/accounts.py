@@ -12,7 +12,6 @@ from adapters.sqla import driver
 from adapters.sqla.catalog_cache import remember_revision, revision_subquery
 from adapters.sqla.errors import translate_errors
 from adapters.sqla.models import ClientRow, TokenRow, UserRow
-from adapters.sqla.repositories.catalog import lock_subquery
 from booking_core.accounts import Client, Language, Principal, User
 
 
@@ -110,22 +109,18 @@ class SqlaTokens:
         self._session.add(row)
         self._session.flush()
 
-    def principal(self, token_hash: str, *, lock_resource: int | None = None) -> Principal | None:
-        connection = self._session.connection()
-        # SQLite: Resources.lock has nothing to do (BEGIN IMMEDIATE excluded other writers)
-        if lock_resource is None or connection.dialect.name == "sqlite":
-            found = connection.execute(_PRINCIPAL, {"token_hash": token_hash}).one_or_none()
-            if found is None:
-                return None
-            user_id, client_id, user_active, client_active = found
+    def principal(self, token_hash: str) -> Principal | None:
+        # The catalog revision comes along, so that the resource a booking reads next in this unit
+        # of work is found in the cache without a query of its own.
+        params = {"token_hash": token_hash}
+        if self._session.get_bind().dialect.name == "postgresql":
+            rows = driver.run(self._session, _PRINCIPAL_ON_DRIVER, params)
         else:
-            params = {"token_hash": token_hash, "resource_id": lock_resource}
-            rows = driver.run(self._session, _PRINCIPAL_LOCKING, params)
-            if not rows:
-                return None
-            user_id, client_id, user_active, client_active, revision, locked = rows[0]
-            # as Resources.lock: the catalog revision comes along for the resource's get()
-            remember_revision(self._session, revision if locked is not None else None)
+            rows = self._session.connection().execute(_PRINCIPAL, params).all()
+        if not rows:
+            return None
+        user_id, client_id, user_active, client_active, revision = rows[0]
+        remember_revision(self._session, revision)
         if (user_id is not None and not user_active) or (client_id is not None and not client_active):
             return None
         return Principal(user_id=user_id, client_id=client_id)
@@ -147,6 +142,6 @@ _PRINCIPAL = (
     .outerjoin(_USERS, _USERS.c.id == _TOKENS.c.user_id)
     .outerjoin(_CLIENTS, _CLIENTS.c.id == _TOKENS.c.client_id)
     .where(_TOKENS.c.token_hash == bindparam("token_hash"), _TOKENS.c.revoked_at.is_(None))
+    .add_columns(revision_subquery())
 )
-# The lookup and the resource's lock in one statement; the lock's subquery runs only for a found token.
-_PRINCIPAL_LOCKING = driver.DriverStatement(_PRINCIPAL.add_columns(revision_subquery(), lock_subquery()))
+_PRINCIPAL_ON_DRIVER = driver.DriverStatement(_PRINCIPAL)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import builtins
-from typing import Any
 
 from sqlalchemy import BigInteger, Select, bindparam, select
 from sqlalchemy.orm import Session, selectinload
@@ -209,17 +208,6 @@ _LOCK = (
     .where(_RESOURCES.c.id == bindparam("resource_id", type_=BigInteger))
     .with_for_update(of=_RESOURCES)
 )
-
-
-def lock_subquery() -> Any:
-    """``lock`` as a scalar subquery (the resource's id, NULL when there is none), to take the lock
-    in another statement. PostgreSQL runs it only when that statement yields a row."""
-    return (
-        select(_RESOURCES.c.id)
-        .where(_RESOURCES.c.id == bindparam("resource_id", type_=BigInteger))
-        .with_for_update(of=_RESOURCES)
-        .scalar_subquery()
-    )
 
 
 _VERSION = select(
