@@ -7,6 +7,7 @@ import builtins
 from sqlalchemy import BigInteger, Select, bindparam, select
 from sqlalchemy.orm import Session, selectinload
 
+from adapters.sqla import driver
 from adapters.sqla.catalog_cache import ResourceCache, catalog_revision, remember_revision, revision_subquery
 from adapters.sqla.errors import translate_errors
 from adapters.sqla.models import (
@@ -193,8 +194,12 @@ class SqlaResources:
         remember_revision(self._session, row[0] if row else None)
 
     def data_version(self, resource_id: int) -> DataVersion | None:
-        found = self._session.connection().execute(_VERSION, {"resource_id": resource_id}).one()
-        catalog, bookings = found
+        # every cached read runs it, and on PostgreSQL it is all such a read asks of the database
+        params = {"resource_id": resource_id}
+        if self._session.get_bind().dialect.name == "postgresql":
+            ((catalog, bookings),) = driver.run(self._session, _VERSION_ON_DRIVER, params)
+        else:
+            catalog, bookings = self._session.connection().execute(_VERSION, params).one()
         remember_revision(self._session, catalog)
         return None if catalog is None else (catalog, bookings or 0)
 
@@ -216,3 +221,4 @@ _VERSION = select(
     .where(_BOOKING_REVISIONS.c.resource_id == bindparam("resource_id", type_=BigInteger))
     .scalar_subquery(),
 )
+_VERSION_ON_DRIVER = driver.DriverStatement(_VERSION)
