@@ -78,9 +78,14 @@ class KnownTokens:
             self._seen.pop(_digest(token), None)
 
     def __contains__(self, token: object) -> bool:
+        return self.digest_if_known(str(token)) is not None
+
+    def digest_if_known(self, token: str) -> str | None:
+        """The hash ``token`` is remembered by, if it was found valid lately; None otherwise."""
+        digest = _digest(token)
         with self._lock:
-            seen = self._seen.get(_digest(str(token)))
-        return seen is not None and self._clock() - seen < self._ttl
+            seen = self._seen.get(digest)
+        return digest if seen is not None and self._clock() - seen < self._ttl else None
 
 
 def known_tokens(connection: ASGIConnection[Any, Any, Any, Any]) -> KnownTokens:
@@ -93,9 +98,8 @@ def caller_key(request: Request[Any, Any, Any]) -> str:
     """The request's token if this process knows it to be valid, else its client address."""
     scheme, _, token = (request.headers.get("authorization") or "").strip().partition(" ")
     token = token.strip()
-    if scheme.lower() == "token" and token and token in known_tokens(request):
-        return "token:" + _digest(token)[:32]
-    return "addr:" + get_remote_address(request)
+    digest = known_tokens(request).digest_if_known(token) if scheme.lower() == "token" and token else None
+    return "token:" + digest[:32] if digest is not None else "addr:" + get_remote_address(request)
 
 
 def rate_limit_middleware(per_minute: int) -> list[DefineMiddleware]:
