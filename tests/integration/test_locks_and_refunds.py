@@ -95,6 +95,41 @@ def test_resource_first_waits_for_the_resource_lock(db_world: Backend) -> None:
     assert waited[False] < 0.2
 
 
+def test_a_booking_in_flight_holds_off_a_late_payments_resource_lock(db_world: Backend) -> None:
+    """A booking of a resource without the gap rule takes no lock of its own (``serializes_bookings``),
+    but its INSERT's foreign-key check holds the resource's row in KEY SHARE until it commits: a late
+    payment, locking the resource first, waits for it and then sees the new booking."""
+    if db_world.name == "sqlite":
+        pytest.skip("SQLite: BEGIN IMMEDIATE already serializes every writer")
+    late = _booking("10:00", "11:00", status=BookingStatus.PENDING)
+    _add(db_world, late)
+    newcomer = _booking("12:00", "13:00", status=BookingStatus.PENDING)
+    inserted, waited = threading.Event(), {}
+
+    def booker() -> None:
+        with db_world.uow() as uow:
+            uow.bookings.add(newcomer)  # as booking creation does, with no lock before it
+            inserted.set()
+            time.sleep(0.4)
+            uow.commit()
+
+    def payment() -> None:
+        inserted.wait()
+        began = time.monotonic()
+        with db_world.uow() as uow:
+            uow.bookings.lock_for_change(late.id, resource_first=True)
+            waited["s"] = time.monotonic() - began
+            waited["seen"] = uow.bookings.get(newcomer.id) is not None
+
+    threads = [threading.Thread(target=booker), threading.Thread(target=payment)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert waited["s"] >= 0.2
+    assert waited["seen"]
+
+
 def test_a_deadlock_is_retried_until_both_succeed(db_world: Backend) -> None:
     if db_world.name == "sqlite":
         pytest.skip("SQLite: BEGIN IMMEDIATE serializes writers, so they cannot deadlock")
