@@ -59,9 +59,10 @@ DURATION_S = float(os.environ.get("BENCH_SECONDS", "3"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 TZ = ZoneInfo("Europe/Berlin")
 USER_TOKEN = "bench-user-token"
-# Booking creation is measured on one court, as the shared script does (the hardest case: requests for
-# one court queue on its lock by design, the no-double-booking guarantee); a fresh court each round,
-# with 15-minute slots, so that a round's bookings always find free time within the advance limit.
+# Booking creation is measured on one court, as the shared script does (the court has no gap rule, so
+# its bookings do not wait for each other: the overlap constraint decides between them); a fresh court
+# each round, with 15-minute slots, so that a round's bookings always find free time within the advance
+# limit.
 SLOT_MINUTES = 15
 
 
