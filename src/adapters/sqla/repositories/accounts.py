@@ -112,11 +112,7 @@ class SqlaTokens:
     def principal(self, token_hash: str) -> Principal | None:
         # The catalog revision comes along, so that the resource a booking reads next in this unit
         # of work is found in the cache without a query of its own.
-        params = {"token_hash": token_hash}
-        if self._session.get_bind().dialect.name == "postgresql":
-            rows = driver.run(self._session, _PRINCIPAL_ON_DRIVER, params)
-        else:
-            rows = self._session.connection().execute(_PRINCIPAL, params).all()
+        rows = driver.execute(self._session, _PRINCIPAL, {"token_hash": token_hash})
         if not rows:
             return None
         user_id, client_id, user_active, client_active, revision = rows[0]
@@ -136,7 +132,7 @@ class SqlaTokens:
 
 # Built once on the tables: every authenticated request runs it.
 _TOKENS, _USERS, _CLIENTS = TokenRow.__table__, UserRow.__table__, ClientRow.__table__
-_PRINCIPAL = (
+_PRINCIPAL = driver.DriverStatement(
     select(_TOKENS.c.user_id, _TOKENS.c.client_id, _USERS.c.is_active, _CLIENTS.c.is_active)
     .select_from(_TOKENS)
     .outerjoin(_USERS, _USERS.c.id == _TOKENS.c.user_id)
@@ -144,4 +140,3 @@ _PRINCIPAL = (
     .where(_TOKENS.c.token_hash == bindparam("token_hash"), _TOKENS.c.revoked_at.is_(None))
     .add_columns(revision_subquery())
 )
-_PRINCIPAL_ON_DRIVER = driver.DriverStatement(_PRINCIPAL)

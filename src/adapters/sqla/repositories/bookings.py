@@ -84,10 +84,7 @@ class SqlaBookings:
 
     def add(self, booking: Booking) -> None:
         # A plain INSERT: the ORM's flush machinery costs more than the statement for one new row.
-        if self._postgres:
-            driver.run(self._session, _INSERT_ON_DRIVER, booking_values(booking))
-        else:
-            self._session.connection().execute(_INSERT, booking_values(booking))
+        driver.execute(self._session, _INSERT, booking_values(booking))
 
     def save(self, booking: Booking) -> None:
         row = self._session.get(BookingRow, booking.id)
@@ -266,7 +263,7 @@ def _check(overlaps: ColumnElement[bool]) -> Select[Any]:
 
 _BLOCKED, _BLOCKED_POSTGRES = _blocked(_OVERLAPS), _blocked(_OVERLAPS_POSTGRES)
 _CHECK, _CHECK_POSTGRES = _check(and_(_OVERLAPS, text(BLOCKING_STATUS_SQL))), _check(_OVERLAPS_POSTGRES)
-_INSERT = insert(_T)
+_INSERT = driver.DriverStatement(insert(_T))
 # FOR UPDATE OF resources only: the subquery that finds the resource locks nothing itself
 _LOCK_RESOURCE_OF = (
     select(ResourceRow.__table__.c.id)
@@ -283,7 +280,6 @@ _LOCK_BOOKING = (
     .with_for_update()
     .execution_options(populate_existing=True)
 )
-_INSERT_ON_DRIVER = driver.DriverStatement(_INSERT)
 
 
 def _add_unless_overlapped() -> CompoundSelect[Any]:

@@ -195,11 +195,7 @@ class SqlaResources:
 
     def data_version(self, resource_id: int) -> DataVersion | None:
         # every cached read runs it, and on PostgreSQL it is all such a read asks of the database
-        params = {"resource_id": resource_id}
-        if self._session.get_bind().dialect.name == "postgresql":
-            ((catalog, bookings),) = driver.run(self._session, _VERSION_ON_DRIVER, params)
-        else:
-            catalog, bookings = self._session.connection().execute(_VERSION, params).one()
+        ((catalog, bookings),) = driver.execute(self._session, _VERSION, {"resource_id": resource_id})
         remember_revision(self._session, catalog)
         return None if catalog is None else (catalog, bookings or 0)
 
@@ -215,10 +211,11 @@ _LOCK = (
 )
 
 
-_VERSION = select(
-    revision_subquery(),
-    select(_BOOKING_REVISIONS.c.revision)
-    .where(_BOOKING_REVISIONS.c.resource_id == bindparam("resource_id", type_=BigInteger))
-    .scalar_subquery(),
+_VERSION = driver.DriverStatement(
+    select(
+        revision_subquery(),
+        select(_BOOKING_REVISIONS.c.revision)
+        .where(_BOOKING_REVISIONS.c.resource_id == bindparam("resource_id", type_=BigInteger))
+        .scalar_subquery(),
+    )
 )
-_VERSION_ON_DRIVER = driver.DriverStatement(_VERSION)
