@@ -37,34 +37,18 @@ class BookingView:
 
 
 def booking_view(uow: UnitOfWork, booking: Booking, now: datetime) -> BookingView:
-    """Assemble the view of ``booking`` inside an open unit of work.
+    """Assemble the view of ``booking`` inside an open unit of work (see :func:`booking_views`)."""
+    (view,) = booking_views(uow, [booking], now)
+    return view
+
+
+def booking_views(uow: UnitOfWork, bookings: Sequence[Booking], now: datetime) -> list[BookingView]:
+    """The views of ``bookings`` inside an open unit of work, with a few statements for a whole page
+    instead of a few per booking: the payments and the clients' user mappings are read at once.
 
     A pending booking whose hold lapsed is shown as the expired booking it is, even before the
     worker's sweep has stored that.
     """
-    booking = booking.as_of(now)
-    resource = uow.resources.get(booking.resource_id)
-    if resource is None:  # the catalog never deletes resources that have bookings
-        raise NotFound("Resource not found.")
-    payments = uow.payments.for_booking(booking.id)
-    client = uow.clients.get(booking.client_id) if booking.client_id is not None else None
-    external = None
-    if client is not None:
-        mapping = uow.user_mappings.for_user(client.id, booking.user_id)
-        external = mapping.external_id if mapping else None
-    return BookingView(
-        booking=booking,
-        resource=resource,
-        payment=current_payment(payments),
-        client=client,
-        external_user_id=external,
-        now=now,
-    )
-
-
-def booking_views(uow: UnitOfWork, bookings: Sequence[Booking], now: datetime) -> list[BookingView]:
-    """:func:`booking_view` of a page of bookings, with a few statements for the page instead of a
-    few per booking: the payments and the clients' user mappings are read for all of them at once."""
     payments = uow.payments.for_bookings([b.id for b in bookings])
     clients = {
         cid: uow.clients.get(cid) for cid in {b.client_id for b in bookings if b.client_id is not None}
