@@ -55,7 +55,7 @@ class MemoryResources:
             )
 
         found = sorted(filter(keep, self._rows.values()), key=lambda r: (r.venue.name, r.name, r.id))
-        return found[offset:] if limit is None else found[offset : offset + limit]
+        return _page(found, limit, offset)
 
     def for_venue(self, venue_id: int) -> builtins.list[Resource]:
         return sorted(
@@ -128,7 +128,7 @@ class MemoryBookings:
             )
 
         found = sorted(filter(keep, self._rows.values()), key=lambda b: (b.start, b.id), reverse=now is None)
-        return found[offset : offset + limit]
+        return _page(found, limit, offset)
 
     def expired_holds(self, now: datetime, resource_id: int | None = None) -> builtins.list[Booking]:
         return [
@@ -196,6 +196,12 @@ class MemoryClients:
 
 
 _M = TypeVar("_M", UserMapping, ResourceMapping, VenueMapping)
+_T = TypeVar("_T")
+
+
+def _page(rows: builtins.list[_T], limit: int | None, offset: int) -> builtins.list[_T]:
+    """At most ``limit`` of ``rows`` from ``offset`` (all from ``offset`` without a limit)."""
+    return rows[offset : None if limit is None else offset + limit]
 
 
 def _ordered(rows: Sequence[_M]) -> builtins.list[_M]:
@@ -234,7 +240,7 @@ class MemoryUserMappings:
             for m in self._rows.values()
             if m.client_id == client_id and (is_active is None or m.is_active == is_active)
         ]
-        return _ordered(mine)[offset : offset + limit]
+        return _page(_ordered(mine), limit, offset)
 
 
 class MemoryResourceMappings:
@@ -253,7 +259,7 @@ class MemoryResourceMappings:
         self._rows[mapping.id] = mapping
 
     def list(self, client_id: int, *, limit: int, offset: int) -> builtins.list[ResourceMapping]:
-        return _ordered([m for m in self._rows.values() if m.client_id == client_id])[offset : offset + limit]
+        return _page(_ordered([m for m in self._rows.values() if m.client_id == client_id]), limit, offset)
 
     def for_resources(self, client_id: int, resource_ids: Sequence[int]) -> builtins.list[ResourceMapping]:
         wanted = set(resource_ids)
@@ -298,7 +304,7 @@ class MemoryVenueMappings:
                 and (approval_status is None or m.approval_status is approval_status)
             ]
         )
-        return found[offset:] if limit is None else found[offset : offset + limit]
+        return _page(found, limit, offset)
 
 
 class MemoryCommissions:
@@ -327,7 +333,7 @@ class MemoryCommissions:
             ),
             key=lambda c: (c.created_at, c.id),
         )
-        return found[offset:] if limit is None else found[offset : offset + limit]
+        return _page(found, limit, offset)
 
     def open_for_payout(self, month: str) -> builtins.list[Commission]:
         return [

@@ -167,11 +167,8 @@ class SqlaResources:
             stmt = stmt.where(ResourceRow.is_active == query.is_active)
         if query.is_bookable is not None:
             stmt = stmt.where(ResourceRow.is_bookable == query.is_bookable)
-        if limit is not None:
-            stmt = stmt.limit(limit)  # the schedules and the rest are then loaded for this page only
-        if offset:
-            stmt = stmt.offset(offset)
-        return [resource_to_domain(row) for row in self._session.scalars(stmt)]
+        # the schedules and the rest are then loaded for this page only
+        return [resource_to_domain(row) for row in self._session.scalars(stmt.limit(limit).offset(offset))]
 
     def for_venue(self, venue_id: int) -> builtins.list[Resource]:
         stmt = (

@@ -108,11 +108,7 @@ class SqlaCommissions:
         )
         if client_id is not None:
             stmt = stmt.filter_by(client_id=client_id)
-        if limit is not None:
-            stmt = stmt.limit(limit)
-        if offset:
-            stmt = stmt.offset(offset)
-        return [commission_to_domain(row) for row in self._session.scalars(stmt)]
+        return [commission_to_domain(row) for row in self._session.scalars(stmt.limit(limit).offset(offset))]
 
     def open_for_payout(self, month: str) -> builtins.list[Commission]:
         # PostgreSQL re-checks the WHERE of a row it waited for: records held by a concurrent payout
