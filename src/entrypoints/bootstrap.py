@@ -17,6 +17,7 @@ from adapters.passwords import Argon2Passwords
 from adapters.payments import SandboxGateway, StripeGateway
 from adapters.sqla import SqlaUnitOfWork, make_engine
 from adapters.sqla import ping as ping_database
+from adapters.sqla.version_probe import DataVersionProbe
 from booking_core.ports import Mailer, PaymentGateway
 from booking_core.usecases.deps import Deps
 from entrypoints.config import ConfigError, Settings
@@ -36,6 +37,13 @@ class Services:
     def ping(self) -> bool:
         """True when the database answers (``GET /health``)."""
         return ping_database(self.engine)
+
+    def version_probe(self) -> DataVersionProbe | None:
+        """A new probe of data versions for one HTTP application, on PostgreSQL (where reads go)."""
+        engine = self.replica_engine or self.engine
+        if engine.dialect.name != "postgresql":
+            return None
+        return DataVersionProbe(engine.url.render_as_string(hide_password=False))
 
     def close(self) -> None:
         """Release the database connections."""

@@ -15,6 +15,7 @@ from sqlalchemy import text
 
 from adapters.catalog import validate_catalog, write_catalog
 from adapters.passwords import Argon2Passwords
+from booking_core.usecases import browse
 from tests.integration.http_fixtures import (
     ANNA,
     CATALOG,
@@ -24,12 +25,13 @@ from tests.integration.http_fixtures import (
     book,
     clone_postgres,
     database_url,
+    loaded_sqlite_url,
     postgres_template,
     sqlite_template,
     start,
 )
 
-__all__ = ["clone_postgres", "database_url", "postgres_template", "sqlite_template"]
+__all__ = ["clone_postgres", "database_url", "loaded_sqlite_url", "postgres_template", "sqlite_template"]
 
 DAY = "start_date=2026-06-05&end_date=2026-06-05"
 
@@ -141,3 +143,51 @@ def test_free_ranges_priced_by_demand_are_not_kept(two: tuple[Api, Api]) -> None
     assert len(reader.services.deps.views) == 0
     free(reader, "2026-06-05", "Court 1")
     assert len(reader.services.deps.views) == 1
+
+
+class _Runs:
+    """Counts the runs of a use case the routes call (on a handler thread)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+        self.count = 0
+        real = getattr(browse, name)
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.count += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(browse, name, counted)
+
+
+@pytest.mark.postgres
+def test_a_remembered_answer_is_served_without_running_the_use_case(
+    clone_postgres: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # PostgreSQL: the route reads the data version on the event loop and answers from memory
+    raw_runs = _Runs(monkeypatch, "render_raw_availability")
+    free_runs = _Runs(monkeypatch, "render_availability")
+    for reader in start(clone_postgres):
+        for writer in start(clone_postgres):
+            assert booked(reader) == []
+            assert booked(reader) == []
+            assert free(reader, "2026-06-05") == free(reader, "2026-06-05")
+            assert (raw_runs.count, free_runs.count) == (1, 1)
+            made = book(writer, ANNA, "Court 1", "2026-06-05T14:00:00+02:00", "2026-06-05T15:00:00+02:00")
+            assert booked(reader) == [made["id"]]
+            assert ("14:00:00", "15:00:00") not in free(reader, "2026-06-05")
+            assert (raw_runs.count, free_runs.count) == (2, 2)
+            bad = reader.client.get(f"/api/v1/resources/{reader.resources['Court 1']}/availability/")
+            assert bad.status_code == 400
+            assert "start_date" in bad.json()["error"]
+
+
+def test_without_a_probe_every_read_runs_the_use_case(
+    loaded_sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # SQLite has no async driver: the use case answers each time (from its own memory when it can)
+    runs = _Runs(monkeypatch, "render_raw_availability")
+    for reader in start(loaded_sqlite_url):
+        assert reader.services.version_probe() is None
+        assert booked(reader) == []
+        assert booked(reader) == []
+        assert runs.count == 2

@@ -47,6 +47,9 @@ class _StubServices:
             raise ConnectionError("database down")
         return True
 
+    def version_probe(self) -> None:
+        return None
+
 
 def test_health_answers_ok_when_the_database_answers(api: Api) -> None:
     response = api.client.get("/health")

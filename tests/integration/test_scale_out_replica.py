@@ -20,6 +20,7 @@ import httpx
 import psycopg
 import pytest
 
+from adapters.sqla.version_probe import APPLICATION_NAME
 from tests.integration.test_http_race import BERLIN, TOKEN, _catalog
 from tests.support.replication import Pair, streaming_pair
 from tests.support.server import BOOKING, serving
@@ -96,6 +97,10 @@ def test_reads_reach_the_standby(cluster: tuple[Pair, str, int]) -> None:
     )
     assert seen is not None
     assert "FROM bookings" in seen, seen
+    # so does the probe of data versions that cached availability reads ask first
+    probes = f"SELECT count(*) FROM pg_stat_activity WHERE application_name = '{APPLICATION_NAME}'"
+    assert _scalar(pair.standby_url, probes) >= 1
+    assert _scalar(pair.primary_url, probes) == 0
 
 
 def test_stale_reads_never_let_a_slot_be_booked_twice(cluster: tuple[Pair, str, int]) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
@@ -20,7 +20,7 @@ from booking_core.catalog import Resource
 from booking_core.errors import BadRequest, NotFound, ValidationFailed
 from booking_core.limits import parse_date
 from booking_core.paging import Page, Paged, fetch_page
-from booking_core.ports import ResourceQuery, UnitOfWork
+from booking_core.ports import DataVersion, ResourceQuery, UnitOfWork
 from booking_core.pricing import DEMAND_WINDOW, demand_level
 from booking_core.timerange import TimeRange
 from booking_core.usecases.deps import Deps
@@ -153,10 +153,10 @@ def render_availability(
     now = deps.clock.now()
     with deps.read_lagging() as uow:
         rid = resolve_resource_id(uow, resource_id, resource_external_id, client_id, id_name="resource_id")
-        key = ("availability", render, rid, first, last)
+        key = _availability_key(render, rid, first, last)
         version = uow.resources.data_version(rid)
-        if version is not None and (hit := deps.views.get(key, version, now)) is not None:
-            return cast(T, hit)
+        if (hit := _remembered(deps, key, version, now)) is not None:
+            return hit
         resource = load_available(uow, rid)
         blocked = uow.bookings.blocked_slots(resource.id, availability_span(resource, first, last, now), now)
         demand = current_demand(uow, resource, now) if resource.dynamic_pricing.enabled else Decimal(0)
@@ -194,11 +194,11 @@ def render_raw_availability(
     """
     first, last = parse_date_range(start_date, end_date)
     now = deps.clock.now()
-    key = ("raw_availability", render, resource_id, first, last)
+    key = _raw_availability_key(render, resource_id, first, last)
     with deps.read_lagging() as uow:
         version = uow.resources.data_version(resource_id)
-        if version is not None and (hit := deps.views.get(key, version, now)) is not None:
-            return cast(T, hit)
+        if (hit := _remembered(deps, key, version, now)) is not None:
+            return hit
         resource = load_available(uow, resource_id)
         booked = uow.bookings.blocked_slots(resource.id, local_span(resource, first, last), now)
     raw = raw_availability(resource, first, last, booked=booked)
@@ -206,6 +206,58 @@ def render_raw_availability(
     if version is not None:
         deps.views.put(key, version, _next_lapse(booked, now), rendered)
     return rendered
+
+
+def remembered_availability(
+    deps: Deps,
+    resource_id: int,
+    start_date: str | None,
+    end_date: str | None,
+    version: DataVersion | None,
+    *,
+    render: Callable[[AvailabilityView], T],
+) -> T | None:
+    """What :func:`render_availability` answered last for the resource (by its own id) and these
+    dates, if it still holds at ``version``; None otherwise, and then that function answers.
+
+    Reads no storage: for a caller that read the resource's data version itself, say on an event
+    loop without a thread (the HTTP layer does). Bad dates raise as in :func:`render_availability`.
+    """
+    first, last = parse_date_range(start_date, end_date)
+    return _remembered(deps, _availability_key(render, resource_id, first, last), version, deps.clock.now())
+
+
+def remembered_raw_availability(
+    deps: Deps,
+    resource_id: int,
+    start_date: str | None,
+    end_date: str | None,
+    version: DataVersion | None,
+    *,
+    render: Callable[[RawAvailabilityView], T],
+) -> T | None:
+    """:func:`remembered_availability` for :func:`render_raw_availability`."""
+    first, last = parse_date_range(start_date, end_date)
+    return _remembered(
+        deps, _raw_availability_key(render, resource_id, first, last), version, deps.clock.now()
+    )
+
+
+def _availability_key(
+    render: Callable[[AvailabilityView], T], resource_id: int, first: date, last: date
+) -> Hashable:
+    return ("availability", render, resource_id, first, last)
+
+
+def _raw_availability_key(
+    render: Callable[[RawAvailabilityView], T], resource_id: int, first: date, last: date
+) -> Hashable:
+    return ("raw_availability", render, resource_id, first, last)
+
+
+def _remembered(deps: Deps, key: Hashable, version: DataVersion | None, now: datetime) -> T | None:
+    # whoever stored under ``key`` stored what its ``render`` made, which is part of the key
+    return None if version is None else cast("T | None", deps.views.get(key, version, now))
 
 
 def _as_is(view: T) -> T:

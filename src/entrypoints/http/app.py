@@ -21,6 +21,7 @@ from entrypoints.http.routes.health import health
 from entrypoints.http.routes.index import api_index
 from entrypoints.http.routes.metrics import MetricsController
 from entrypoints.http.throttle import THROTTLE_STATE, Throttle
+from entrypoints.http.versions import VERSIONS_STATE, NoProbe, VersionProbe
 
 API_PREFIX = "/api/v1"
 
@@ -53,10 +54,14 @@ class AppServices(Protocol):
 
     def ping(self) -> bool: ...
 
+    def version_probe(self) -> VersionProbe | None:
+        """A new probe for one application (None: there is none for this storage)."""
+
 
 def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
     """The Litestar application serving the booking API for ``services``."""
     deps = services.deps
+    versions = services.version_probe() or NoProbe()
     api = Router(
         path=API_PREFIX,
         route_handlers=[api_index, resources.router, bookings.router, client.router, auth.router],
@@ -68,6 +73,8 @@ def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
         dependencies={
             "deps": Provide(lambda: deps, use_cache=True, sync_to_thread=False),
         },
+        on_startup=[versions.start],
+        on_shutdown=[versions.stop],
         exception_handlers={Exception: handle_exception},
         middleware=[
             request_metrics(app_name="booking", prefix="booking"),
@@ -77,14 +84,14 @@ def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
         request_max_body_size=MAX_BODY_BYTES,
         openapi_config=openapi_config(),
         plugins=[TimeOfDaySchemaPlugin()],
-        state=_state(services),
+        state=_state(services, versions),
         debug=debug,
     )
     finish(app, API_PREFIX)
     return app
 
 
-def _state(services: AppServices) -> State:
+def _state(services: AppServices, versions: VersionProbe) -> State:
     return State(
         {
             "deps": services.deps,
@@ -93,5 +100,6 @@ def _state(services: AppServices) -> State:
             KNOWN_TOKENS_STATE: KnownTokens(),
             THROTTLE_STATE: Throttle(services.settings.login_rate_limit_per_minute),
             HASHING_STATE: HashingPool(),
+            VERSIONS_STATE: versions,
         }
     )

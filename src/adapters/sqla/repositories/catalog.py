@@ -192,9 +192,9 @@ class SqlaResources:
 
     def data_version(self, resource_id: int) -> DataVersion | None:
         # every cached read runs it, and on PostgreSQL it is all such a read asks of the database
-        ((catalog, bookings),) = driver.execute(self._session, _VERSION, {"resource_id": resource_id})
+        ((catalog, bookings),) = driver.execute(self._session, DATA_VERSION, {"resource_id": resource_id})
         remember_revision(self._session, catalog)
-        return None if catalog is None else (catalog, bookings or 0)
+        return data_version_of(catalog, bookings)
 
 
 # Statements built once: building and hashing them per call costs more than running them.
@@ -208,7 +208,8 @@ _LOCK = (
 )
 
 
-_VERSION = driver.DriverStatement(
+#: A resource's data version: the catalog revision and the resource's booking revision, in one row.
+DATA_VERSION = driver.DriverStatement(
     select(
         revision_subquery(),
         select(_BOOKING_REVISIONS.c.revision)
@@ -216,3 +217,8 @@ _VERSION = driver.DriverStatement(
         .scalar_subquery(),
     )
 )
+
+
+def data_version_of(catalog: int | None, bookings: int | None) -> DataVersion | None:
+    """The version :data:`DATA_VERSION`'s row stands for (no catalog revision: none can be told)."""
+    return None if catalog is None else (catalog, bookings or 0)

@@ -6,6 +6,7 @@ from typing import Any
 
 import msgspec
 from litestar import MediaType, Request, Response, Router, get
+from litestar.concurrency import sync_to_thread
 from litestar.di import NamedDependency
 from litestar.params import FromQuery
 
@@ -29,6 +30,7 @@ from entrypoints.http.structs.fields import (
     QueryText,
 )
 from entrypoints.http.structs.resources import ResourceDetailOut, ResourceItem
+from entrypoints.http.versions import probe_of
 
 
 @get("/", sync_to_thread=True, response_headers=[LINK_HEADER], responses=BROWSE_ANSWERS)
@@ -61,16 +63,25 @@ def get_resource(deps: NamedDependency[Deps], resource_id: PathId) -> ResourceDe
     return ResourceDetailOut.of(browse.get_resource(deps, resource_id))
 
 
-@get("/{resource_id:int}/availability/", sync_to_thread=True, responses=BROWSE_ANSWERS)
-def get_raw_availability(
+@get("/{resource_id:int}/availability/", responses=BROWSE_ANSWERS)
+async def get_raw_availability(
+    request: Request[Any, Any, Any],
     deps: NamedDependency[Deps],
     resource_id: PathId,
     start_date: QueryDate = None,
     end_date: QueryDate = None,
 ) -> Response[RawAvailabilityOut]:
     """Windows, booked slots and unavailable periods of up to 31 days."""
-    body = browse.render_raw_availability(deps, resource_id, start_date, end_date, render=_raw_json)
-    return Response(content=body, media_type=MediaType.JSON)  # type: ignore[arg-type]
+    # the remembered answer needs no handler thread; anything else runs the use case on one
+    version = await probe_of(request).data_version(resource_id)
+    body = browse.remembered_raw_availability(
+        deps, resource_id, start_date, end_date, version, render=_raw_json
+    )
+    if body is None:
+        body = await sync_to_thread(
+            browse.render_raw_availability, deps, resource_id, start_date, end_date, render=_raw_json
+        )
+    return _json(body)
 
 
 def _raw_json(view: browse.RawAvailabilityView) -> bytes:
@@ -78,8 +89,8 @@ def _raw_json(view: browse.RawAvailabilityView) -> bytes:
     return msgspec.json.encode(RawAvailabilityOut.of(view))
 
 
-@get("/availability/", sync_to_thread=True, responses=BROWSE_ANSWERS)
-def get_availability(
+@get("/availability/", responses=BROWSE_ANSWERS)
+async def get_availability(
     request: Request[Any, Any, Any],
     deps: NamedDependency[Deps],
     resource_id: QueryInt64 = None,
@@ -91,7 +102,16 @@ def get_availability(
     principal = principal_of(request)
     if resource_external_id is not None and principal is None:
         raise NotAuthenticated("Authentication credentials were not provided.")
-    body = browse.render_availability(
+    if resource_id is not None and resource_external_id is None:
+        # as for raw availability; an external id is looked up by the use case every time
+        version = await probe_of(request).data_version(resource_id)
+        remembered = browse.remembered_availability(
+            deps, resource_id, start_date, end_date, version, render=_ranges_json
+        )
+        if remembered is not None:
+            return _json(remembered)
+    body = await sync_to_thread(
+        browse.render_availability,
         deps,
         resource_id=resource_id,
         resource_external_id=resource_external_id,
@@ -100,11 +120,15 @@ def get_availability(
         end_date=end_date,
         render=_ranges_json,
     )
-    return Response(content=body, media_type=MediaType.JSON)  # type: ignore[arg-type]
+    return _json(body)
 
 
 def _ranges_json(view: browse.AvailabilityView) -> bytes:
     return msgspec.json.encode(AvailabilityOut.of(view))
+
+
+def _json(body: bytes) -> Response[Any]:
+    return Response(content=body, media_type=MediaType.JSON)
 
 
 router = Router(
