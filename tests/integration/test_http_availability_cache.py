@@ -15,7 +15,9 @@ from sqlalchemy import text
 
 from adapters.catalog import validate_catalog, write_catalog
 from adapters.passwords import Argon2Passwords
+from adapters.sqla.version_probe import DataVersionProbe
 from booking_core.usecases import browse
+from entrypoints.bootstrap import Services
 from tests.integration.http_fixtures import (
     ANNA,
     CATALOG,
@@ -30,6 +32,7 @@ from tests.integration.http_fixtures import (
     sqlite_template,
     start,
 )
+from tests.support.server import free_port
 
 __all__ = ["clone_postgres", "database_url", "loaded_sqlite_url", "postgres_template", "sqlite_template"]
 
@@ -191,3 +194,17 @@ def test_without_a_probe_every_read_runs_the_use_case(
         assert booked(reader) == []
         assert booked(reader) == []
         assert runs.count == 2
+
+
+@pytest.mark.postgres
+def test_a_probe_that_cannot_tell_leaves_the_answer_to_the_use_case(
+    clone_postgres: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a probe aimed where nothing listens gives up; the route still answers, from the database
+    nowhere = f"postgresql://postgres@127.0.0.1:{free_port()}/nowhere"
+    monkeypatch.setattr(Services, "version_probe", lambda _services: DataVersionProbe(nowhere))
+    runs = _Runs(monkeypatch, "render_raw_availability")
+    for api in start(clone_postgres):
+        made = book(api, ANNA, "Court 1", "2026-06-05T14:00:00+02:00", "2026-06-05T15:00:00+02:00")
+        assert booked(api) == [made["id"]]
+        assert runs.count == 1
