@@ -14,6 +14,7 @@ from booking_core.usecases.deps import Deps
 from entrypoints.bootstrap import Services
 from entrypoints.config import Settings
 from entrypoints.http.app import create_app
+from entrypoints.http.inputs import NULL_CHARACTERS
 from tests.integration.http_fixtures import (
     ANNA,
     BEN,
@@ -109,6 +110,18 @@ def test_openapi_document_and_interactive_page(api: Api) -> None:
 def test_paths_answer_with_and_without_trailing_slash(api: Api, path: str) -> None:
     response = api.client.get(path.format(court=api.resources["Court 1"]))
     assert response.status_code == 200, response.text
+
+
+@pytest.mark.parametrize(
+    ("query", "status"),
+    [("?q=a%00b", 400), ("?q%00=1", 400), ("?q=a%2500b", 200), ("?q=%250", 200)],
+)
+def test_a_null_character_anywhere_in_the_query_is_400(api: Api, query: str, status: int) -> None:
+    # "%2500" is the text "%00", not a NUL
+    response = api.client.get(f"/api/v1/{query}")
+    assert response.status_code == status, response.text
+    if status == 400:
+        assert response.json() == {"detail": NULL_CHARACTERS}
 
 
 def test_unknown_route_is_404_json(api: Api) -> None:
