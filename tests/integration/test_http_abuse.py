@@ -97,15 +97,12 @@ def test_known_tokens_are_forgotten_after_a_while() -> None:
     tokens.add("a")
     tokens.add("b")
     tokens.add("c")  # the oldest is dropped
-    assert "a" not in tokens
-    assert "b" in tokens
+    assert tokens.digest_if_known("a") is None
     digest = tokens.digest_if_known("b")  # the rate limit's key for the token: its hash, never itself
     assert digest is not None
     assert digest != "b"
     assert digest != tokens.digest_if_known("c")
-    assert tokens.digest_if_known("a") is None
     now[0] = 10.5
-    assert "c" not in tokens
     assert tokens.digest_if_known("c") is None
 
 

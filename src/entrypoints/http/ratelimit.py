@@ -77,9 +77,6 @@ class KnownTokens:
         with self._lock:
             self._seen.pop(_digest(token), None)
 
-    def __contains__(self, token: object) -> bool:
-        return self.digest_if_known(str(token)) is not None
-
     def digest_if_known(self, token: str) -> str | None:
         """The hash ``token`` is remembered by, if it was found valid lately; None otherwise."""
         digest = _digest(token)
