@@ -16,14 +16,15 @@ from decimal import Decimal
 from typing import Any, cast
 
 import pytest
-from sqlalchemy import Engine, event, select, text
+from sqlalchemy import Connection, Engine, event, insert, select, text
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from adapters.sqla import SqlaUnitOfWork, make_engine
 from adapters.sqla import upgrade as migrate_up
 from adapters.sqla.engine import ReadOnlyViolation
-from adapters.sqla.models import ResourceRow
+from adapters.sqla.models import BookingRow, ResourceRow
+from adapters.sqla.repositories.bookings import booking_values
 from booking_core.accounts import Principal, User
 from booking_core.availability import BookedSlot
 from booking_core.booking import Booking, BookingStatus
@@ -138,12 +139,29 @@ def _raw(engine: Engine, sql: str, **params: Any) -> int:
 
 
 def _revision(engine: Engine, resource_id: int) -> int | None:
+    """The resource's booking revision: the sum of its counter rows (None without a row)."""
     with engine.connect() as connection:
-        found: int | None = connection.execute(
-            text("SELECT revision FROM booking_revisions WHERE resource_id = :resource_id"),
+        found = connection.execute(
+            text("SELECT sum(revision) FROM booking_revisions WHERE resource_id = :resource_id"),
             {"resource_id": resource_id},
-        ).scalar_one_or_none()
-        return found
+        ).scalar_one()
+        return None if found is None else int(found)
+
+
+def _connections_on_two_shards(engine: Engine) -> tuple[Connection, Connection]:
+    """Two PostgreSQL connections whose process ids fall in different counter shards (of 16)."""
+    opened: list[Connection] = []
+    shards: list[int] = []
+    while len(opened) < 10:
+        connection = engine.connect()
+        opened.append(connection)
+        shards.append(connection.execute(text("SELECT pg_backend_pid() % 16")).scalar_one())
+        connection.rollback()
+        if shards[-1] != shards[0]:
+            for spare in opened[1:-1]:
+                spare.close()
+            return opened[0], opened[-1]
+    raise AssertionError(f"ten connections, all in shard {shards[0]}")
 
 
 def _catalog_revision(engine: Engine) -> int:
@@ -210,6 +228,26 @@ def test_a_rolled_back_change_leaves_the_revision_and_a_move_bumps_both_resource
     # Moving a booking to another resource changes the availability of both.
     assert _raw(engine, "UPDATE bookings SET resource_id = 2 WHERE id = :id", id=booking.id) == 1
     assert (_revision(engine, 1), _revision(engine, 2)) == (2, 1)
+
+
+def test_concurrent_changes_to_one_resource_do_not_wait_for_each_other(pg_world: Backend) -> None:
+    """Migration 0010: each connection counts in its own row, so a second booking of the resource
+    does not wait for the first one's commit (with one counter row it did, and here timed out)."""
+    engine = pg_world.db
+    first, second = _connections_on_two_shards(engine)
+    bookings = BookingRow.__table__
+    try:
+        with first.begin(), second.begin():
+            first.execute(insert(bookings).values(booking_values(_booking("10:00", "11:00"))))
+            second.execute(text("SET LOCAL lock_timeout = '2s'"))
+            second.execute(insert(bookings).values(booking_values(_booking("12:00", "13:00"))))
+    finally:
+        first.close()
+        second.close()
+    assert _revision(engine, 1) == 2
+    with engine.connect() as connection:
+        rows = connection.execute(text("SELECT count(*) FROM booking_revisions WHERE resource_id = 1"))
+        assert rows.scalar_one() == 2
 
 
 # --------------------------------------------------------------------------- 2. data_version

@@ -109,8 +109,9 @@ def seed(
         _catalog_mappings(conn, heavy_client)
         _say("commissions of paid, completed and refunded client bookings ...")
         conn.execute(_COMMISSIONS)
-        conn.execute("""INSERT INTO booking_revisions (resource_id, revision)
-               SELECT id, 1 FROM resources ON CONFLICT (resource_id) DO UPDATE SET revision = booking_revisions.revision + 1""")
+        conn.execute("""INSERT INTO booking_revisions (resource_id, shard, revision)
+               SELECT id, 0, 1 FROM resources
+               ON CONFLICT (resource_id, shard) DO UPDATE SET revision = booking_revisions.revision + 1""")
         conn.execute("UPDATE catalog_revision SET revision = revision + 1")
         _say("ANALYZE ...")
         conn.execute("ANALYZE")

@@ -5,7 +5,18 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import BigInteger, CheckConstraint, ForeignKey, Index, Integer, String, Text, func, text
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    Integer,
+    SmallInteger,
+    String,
+    Text,
+    func,
+    text,
+)
 from sqlalchemy.dialects.postgresql import ExcludeConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -75,14 +86,21 @@ class BookingRow(Base):
 
 
 class BookingRevisionRow(Base):
-    """Per resource, a counter that moves with every change to its bookings (database triggers).
+    """Per resource, counters that move with every change to its bookings (database triggers).
 
-    Caches of a resource's availability compare against it; migration 0003 installs the triggers.
+    A resource's booking revision is the sum of its rows, at most one per ``shard``: on PostgreSQL
+    each database connection counts in the shard of its process id, so that concurrent bookings of
+    one resource do not wait for each other's commit on one row (SQLite counts in shard 0). Caches
+    of a resource's availability compare against the sum; migrations 0003 and 0010 install the
+    triggers.
     """
 
     __tablename__ = "booking_revisions"
 
     resource_id: Mapped[int] = mapped_column(
         ForeignKey("resources.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
+    shard: Mapped[int] = mapped_column(
+        SmallInteger, primary_key=True, autoincrement=False, server_default="0"
     )
     revision: Mapped[int] = mapped_column(BigInteger, default=0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import builtins
 
-from sqlalchemy import BigInteger, Select, bindparam, select
+from sqlalchemy import BigInteger, Select, bindparam, cast, func, select
 from sqlalchemy.orm import Session, selectinload
 
 from adapters.sqla import driver
@@ -208,11 +208,12 @@ _LOCK = (
 )
 
 
-#: A resource's data version: the catalog revision and the resource's booking revision, in one row.
+#: A resource's data version: the catalog revision and the resource's booking revision (the sum of
+#: its counters, see ``BookingRevisionRow``), in one row.
 DATA_VERSION = driver.DriverStatement(
     select(
         revision_subquery(),
-        select(_BOOKING_REVISIONS.c.revision)
+        select(cast(func.sum(_BOOKING_REVISIONS.c.revision), BigInteger))
         .where(_BOOKING_REVISIONS.c.resource_id == bindparam("resource_id", type_=BigInteger))
         .scalar_subquery(),
     )
