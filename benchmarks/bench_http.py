@@ -10,13 +10,17 @@ database, so that a ratio holds while the machine's speed drifts. Measured, in t
   * availability   GET /api/v1/resources/{id}/availability/, 31 days, 200 bookings on the resource
   * calculated     GET /api/v1/resources/availability/ (free ranges) for the same span
   * booking        POST /api/v1/bookings/, a fresh slot per request, all on one court
+  * booking_floor  the floor's ``/floor/book``: the booking's own two statements on the bare pool,
+                   the same court and requests, another stretch of time (not in the shared script)
 with requests/s, p50/p99/max latency and resident memory per worker after the run. The endpoints take
 turns in short rounds; each figure is the median over the rounds, and each ratio the median of the
 ratios within a round. The last line has the shape of the team's shared performance script's:
 ``perf: json J% of floor json, availability A% of floor, calculated C%, booking B% of floor,
-booking W% of write floor, rss R MB``. Goals (issue 15): json >= 80%, availability >= 80%, booking
->= 50% of the floor and >= 60% of the write floor, RSS < 200 MB per worker. Exits 1 when one is
-missed or a request failed. ``BENCH_ROUNDS`` (default 5) and ``BENCH_SECONDS`` (3) set the length.
+booking W% of write floor, rss R MB``; the line before it gives booking against the booking floor,
+which tells the statements' cost from the service's own. Goals (issue 15): json >= 80%,
+availability >= 80%, booking >= 50% of the floor and >= 60% of the write floor, RSS < 200 MB per
+worker. Exits 1 when one is missed or a request failed. ``BENCH_ROUNDS`` (default 5) and
+``BENCH_SECONDS`` (3) set the length.
 
 Run: ``make bench-http`` (needs PostgreSQL at BOOKING_TEST_POSTGRES_URL; ``wrk`` if installed).
 """
@@ -64,6 +68,8 @@ USER_TOKEN = "bench-user-token"
 # each round, with 15-minute slots, so that a round's bookings always find free time within the advance
 # limit.
 SLOT_MINUTES = 15
+# The booking floor books the same courts this much later than the service, so neither meets the other.
+FLOOR_OFFSET_S = 80 * 86400
 
 
 def catalog() -> dict[str, object]:
@@ -193,7 +199,7 @@ function request()
   local body = string.format(
     '{"resource": %s, "start_datetime": "%s", "end_datetime": "%s"}',
     court, os.date("!%Y-%m-%dT%H:%M:%S+00:00", t), os.date("!%Y-%m-%dT%H:%M:%S+00:00", t + step))
-  return wrk.format("POST", "/api/v1/bookings/",
+  return wrk.format("POST", wrk.path,
     {["Content-Type"] = "application/json", ["Authorization"] = "Token " .. token}, body)
 end
 """
@@ -376,6 +382,13 @@ def run_against(server: subprocess.Popen[bytes], port: int, floor_port: int, url
         verdict = "met" if ratios[name] >= goal else "MISSED"
         print(f"goal {name}: {ratios[name]:.0%} (>= {goal:.0%}) {verdict}")
     print(
+        f"booking floor (the booking's statements on the floor's pool): "
+        f"{statistics.median(r['rps'] for r in rounds['booking_floor']):.0f} req/s, "
+        f"{share('booking_floor', 'floor_select1'):.0%} of floor, "
+        f"{share('booking_floor', 'floor_insert'):.0%} of write floor; "
+        f"booking at {share('booking', 'booking_floor'):.0%} of it"
+    )
+    print(
         f"perf: json {ratios['json']:.0%} of floor json, availability {ratios['availability']:.0%} of floor, "
         f"calculated {ratios['calculated']:.0%}, booking {ratios['booking']:.0%} of floor, "
         f"booking {ratios['booking_write']:.0%} of write floor, rss {largest:.0f} MB"
@@ -399,6 +412,10 @@ def wrk_drivers(
         args = [str(base), str(courts[n]), USER_TOKEN, str(SLOT_MINUTES * 60)]
         return wrk_load(port, "/api/v1/bookings/", args)
 
+    def booking_floor(n: int) -> dict[str, float]:  # round n books court n, later than the service
+        args = [str(base + FLOOR_OFFSET_S), str(courts[n]), USER_TOKEN, str(SLOT_MINUTES * 60)]
+        return wrk_load(floor_port, "/floor/book", args)
+
     return {
         "floor_json": lambda _: wrk_load(floor_port, "/floor/json"),
         "floor_select1": lambda _: wrk_load(floor_port, "/floor/select1"),
@@ -407,6 +424,7 @@ def wrk_drivers(
         "availability": lambda _: wrk_load(port, availability),
         "calculated": lambda _: wrk_load(port, calculated),
         "booking": booking,
+        "booking_floor": booking_floor,
     }
 
 
@@ -421,20 +439,19 @@ def quarter_hours(first_day: date) -> Iterator[tuple[str, str]]:
 def thread_drivers(
     client: Client, floor: Client, availability: str, calculated: str, courts: list[int], first_day: date
 ) -> DriverMap:
-    def booking(n: int) -> dict[str, float]:  # round n books court n
-        slots = quarter_hours(first_day + timedelta(days=1))
-        slot_lock = threading.Lock()
+    def book(to: Client, path: str, first: date) -> Callable[[int], dict[str, float]]:
+        def round_n(n: int) -> dict[str, float]:  # round n books court n
+            slots = quarter_hours(first)
+            slot_lock = threading.Lock()
 
-        def next_booking() -> tuple[str, str, object | None]:
-            with slot_lock:
-                start, end = next(slots)
-            return (
-                "POST",
-                "/api/v1/bookings/",
-                {"resource": courts[n], "start_datetime": start, "end_datetime": end},
-            )
+            def next_booking() -> tuple[str, str, object | None]:
+                with slot_lock:
+                    start, end = next(slots)
+                return ("POST", path, {"resource": courts[n], "start_datetime": start, "end_datetime": end})
 
-        return load(client, next_booking, 201)
+            return load(to, next_booking, 201)
+
+        return round_n
 
     return {
         "floor_json": lambda _: load(floor, lambda: ("GET", "/floor/json", None), 200),
@@ -443,7 +460,8 @@ def thread_drivers(
         "service_json": lambda _: load(client, lambda: ("GET", "/api/v1/", None), 200),
         "availability": lambda _: load(client, lambda: ("GET", availability, None), 200),
         "calculated": lambda _: load(client, lambda: ("GET", calculated, None), 200),
-        "booking": booking,
+        "booking": book(client, "/api/v1/bookings/", first_day + timedelta(days=1)),
+        "booking_floor": book(floor, "/floor/book", first_day + timedelta(days=1, seconds=FLOOR_OFFSET_S)),
     }
 
 

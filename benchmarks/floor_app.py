@@ -3,14 +3,25 @@ trip (``SELECT 1``), and with one committed write (``INSERT`` of a small row in 
 each through a psycopg 3 async pool with no ORM. ``bench_http.py`` measures the service against it.
 
 The same app as the team's shared performance script uses, kept here so that the benchmark needs
-nothing outside the project. Served by uvicorn with 2 workers (uvloop and httptools, as the service).
+nothing outside the project, plus one route the shared app does not have: ``/floor/book``, the
+booking floor (below). Served by uvicorn with 2 workers (uvloop and httptools, as the service).
 """
 
+import hashlib
 import os
+import secrets
 import uuid
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
 
-from litestar import Litestar, get, post
+import msgspec
+from litestar import Litestar, Request, get, post
+from litestar.exceptions import HTTPException
 from psycopg_pool import AsyncConnectionPool
+
+from adapters.sqla.repositories.accounts import PRINCIPAL
+from adapters.sqla.repositories.bookings import ADD_UNLESS_OVERLAPPED
 
 DSN = os.environ["FLOOR_DATABASE_URL"]
 pool = AsyncConnectionPool(DSN, min_size=4, max_size=16, open=False)
@@ -46,7 +57,66 @@ async def floor_insert() -> dict[str, str]:
     return {"id": str(new_id)}
 
 
-app = Litestar([floor_json, floor_select1, floor_insert], on_startup=[open_pool], on_shutdown=[close_pool])
+class FloorBooking(msgspec.Struct):
+    resource: int
+    start_datetime: datetime
+    end_datetime: datetime
+
+
+@post("/floor/book")
+async def floor_book(request: Request[Any, Any, Any], data: FloorBooking) -> dict[str, str]:
+    """The booking floor: what a ``POST /api/v1/bookings/`` asks of the database and nothing else.
+
+    The service's own two statements, compiled from its repositories (the token with the catalog
+    revision, then the check with the INSERT), in one committed transaction. No rules, pricing,
+    unit of work or view: the price and the hold are constants. What a booking costs beyond this
+    route is the service's; what this route costs is the statements' and the stack's.
+    """
+    token = request.headers.get("authorization", "").removeprefix("Token ")
+    now = datetime.now().astimezone()
+    booking = {
+        "id": str(uuid.uuid4()),
+        "reference_code": secrets.token_hex(4).upper(),
+        "resource_id": data.resource,
+        "client_id": None,
+        "start_at": data.start_datetime,
+        "end_at": data.end_datetime,
+        "participant_count": 1,
+        "price_per_unit": Decimal("20.00"),
+        "pricing_unit": "hour",
+        "total_price": Decimal("20.00"),
+        "currency": "EUR",
+        "status": "pending",
+        "notes": "",
+        "cancellation_reason": None,
+        "cancellation_notes": "",
+        "hold_expires_at": now + timedelta(minutes=15),
+        "confirmed_at": None,
+        "paid_at": None,
+        "cancelled_at": None,
+        "refunded_at": None,
+        "created_at": now,
+        "updated_at": now,
+    }
+    async with pool.connection() as conn:  # one transaction, committed on exit
+        cursor = await conn.execute(
+            PRINCIPAL.sql, PRINCIPAL.params({"token_hash": hashlib.sha256(token.encode()).hexdigest()})
+        )
+        found = await cursor.fetchone()
+        if found is None:
+            raise HTTPException(status_code=401)
+        booking["user_id"] = found[0]
+        check = {**booking, "start": data.start_datetime, "end": data.end_datetime}
+        cursor = await conn.execute(ADD_UNLESS_OVERLAPPED.sql, ADD_UNLESS_OVERLAPPED.params(check))
+        stored = any(row[1] is None for row in await cursor.fetchall())  # the INSERT's row: its id alone
+    if not stored:
+        raise HTTPException(status_code=409)
+    return {"id": str(booking["id"]), "status": "pending"}
+
+
+app = Litestar(
+    [floor_json, floor_select1, floor_insert, floor_book], on_startup=[open_pool], on_shutdown=[close_pool]
+)
 
 #: The floor's table, created by the benchmark in its throw-away database.
 FLOOR_TABLE_SQL = (

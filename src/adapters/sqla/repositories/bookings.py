@@ -123,7 +123,7 @@ class SqlaBookings:
         if self._postgres:
             # One statement: the check, and the INSERT unless the check found the booking's time taken.
             params = {**booking_values(booking), "start": checked.start, "end": checked.end}
-            found = driver.run(self._session, _ADD_UNLESS_OVERLAPPED_ON_DRIVER, params)
+            found = driver.run(self._session, ADD_UNLESS_OVERLAPPED, params)
             stored = any(start is None for _, start, _, _, _ in found)  # the INSERT's row: its id alone
             rows = sorted(_slot_rows(r for r in found if r[1] is not None), key=lambda r: (r[1], r[0]))
         else:
@@ -300,7 +300,8 @@ def _add_unless_overlapped() -> CompoundSelect[Any]:
     return select(*near.c).union_all(select(stored.c.id, null(), null(), null(), null()))
 
 
-_ADD_UNLESS_OVERLAPPED_ON_DRIVER = driver.DriverStatement(_add_unless_overlapped())
+#: Public for the benchmark's booking floor, which runs the booking's own statements on a bare pool.
+ADD_UNLESS_OVERLAPPED = driver.DriverStatement(_add_unless_overlapped())
 
 
 def booking_values(booking: Booking) -> dict[str, object]:
