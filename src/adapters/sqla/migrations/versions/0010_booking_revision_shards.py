@@ -17,7 +17,7 @@ row becomes shard 0, so no revision goes back.
 
 Revision ID: 0010
 Revises: 0009
-Create Date: 2026-11-25
+Create Date: 2026-11-24
 """
 
 from __future__ import annotations
