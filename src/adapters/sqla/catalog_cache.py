@@ -52,11 +52,18 @@ def remember_revision(session: Session, revision: int | None) -> None:
 
 
 def catalog_revision(session: Session) -> int | None:
-    """The current revision, or None where the table is empty (nothing may then be cached)."""
+    """The current revision, or None where the table is empty (nothing may then be cached).
+
+    Read once per unit of work and then noted, as ``remember_revision`` notes one read together
+    with something else: a page of bookings asks for each booking's resource, and each would
+    otherwise cost this query.
+    """
     seen: int | None = session.info.get(_SEEN_REVISION)
     if seen is not None:
         return seen
-    return session.connection().scalar(_REVISION)
+    revision: int | None = session.connection().scalar(_REVISION)
+    remember_revision(session, revision)
+    return revision
 
 
 def revision_subquery() -> Any:

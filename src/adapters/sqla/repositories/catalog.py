@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+from typing import Any
 
 from sqlalchemy import BigInteger, Select, bindparam, cast, func, select
 from sqlalchemy.orm import Session, selectinload
@@ -136,21 +137,42 @@ class SqlaResources:
         self._cache = cache or ResourceCache()
 
     def get(self, resource_id: int) -> Resource | None:
+        found = self._by_ids([resource_id])
+        return found[0] if found else None
+
+    def _by_ids(self, ids: builtins.list[int]) -> builtins.list[Resource]:
+        """The resources of ``ids`` that exist, in that order: those the cache holds at the current
+        catalog revision from there, the others loaded in one go (and remembered)."""
         revision = catalog_revision(self._session)
-        if revision is not None and (cached := self._cache.get(resource_id, revision)) is not None:
-            return cached
-        row = self._session.scalars(_resources().where(ResourceRow.id == int64(resource_id))).one_or_none()
-        if row is None:
-            return None
-        resource = resource_to_domain(row)
+        found: dict[int, Resource] = {}
         if revision is not None:
-            self._cache.put(resource_id, revision, resource)
-        return resource
+            found = {i: cached for i in ids if (cached := self._cache.get(i, revision)) is not None}
+        missing = [i for i in ids if i not in found]
+        if missing:
+            # bound as BIGINT, as int64() binds one id: any 64-bit id compares, and finds nothing
+            wanted = bindparam("ids", missing, expanding=True, type_=BigInteger)
+            for row in self._session.scalars(_resources().where(ResourceRow.id.in_(wanted))):
+                resource = found[row.id] = resource_to_domain(row)
+                if revision is not None:
+                    self._cache.put(row.id, revision, resource)
+        return [found[i] for i in ids if i in found]
+
+    def _page(self, ids: Select[Any]) -> builtins.list[Resource]:
+        """The resources a query of ids picks, in its order; the catalog revision comes along with
+        the ids, so that a page the cache holds costs this one statement."""
+        rows = self._session.execute(ids.add_columns(revision_subquery())).all()
+        if rows:
+            remember_revision(self._session, rows[0][1])
+        return self._by_ids([row[0] for row in rows])
 
     def list(
         self, query: ResourceQuery, *, limit: int | None = None, offset: int = 0
     ) -> builtins.list[Resource]:
-        stmt = _resources().join(ResourceRow.venue).order_by(VenueRow.name, ResourceRow.name, ResourceRow.id)
+        stmt = (
+            select(ResourceRow.id)
+            .join(ResourceRow.venue)
+            .order_by(VenueRow.name, ResourceRow.name, ResourceRow.id)
+        )
         if query.venue_id is not None:
             stmt = stmt.where(ResourceRow.venue_id == int64(query.venue_id))
         if query.venue_slug is not None:
@@ -167,16 +189,16 @@ class SqlaResources:
             stmt = stmt.where(ResourceRow.is_active == query.is_active)
         if query.is_bookable is not None:
             stmt = stmt.where(ResourceRow.is_bookable == query.is_bookable)
-        # the schedules and the rest are then loaded for this page only
-        return [resource_to_domain(row) for row in self._session.scalars(stmt.limit(limit).offset(offset))]
+        # the schedules and the rest are then taken from the cache, or loaded, for this page only
+        return self._page(stmt.limit(limit).offset(offset))
 
     def for_venue(self, venue_id: int) -> builtins.list[Resource]:
         stmt = (
-            _resources()
+            select(ResourceRow.id)
             .where(ResourceRow.venue_id == int64(venue_id))
             .order_by(ResourceRow.name, ResourceRow.id)
         )
-        return [resource_to_domain(row) for row in self._session.scalars(stmt)]
+        return self._page(stmt)
 
     def get_venue(self, venue_id: int) -> Venue | None:
         row = self._session.scalars(select(VenueRow).where(VenueRow.id == int64(venue_id))).one_or_none()
