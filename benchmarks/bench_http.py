@@ -408,13 +408,11 @@ def wrk_drivers(
         return None
     base = int(datetime.combine(first_day + timedelta(days=1), datetime.min.time(), UTC).timestamp())
 
-    def booking(n: int) -> dict[str, float]:  # round n books court n
-        args = [str(base), str(courts[n]), USER_TOKEN, str(SLOT_MINUTES * 60)]
-        return wrk_load(port, "/api/v1/bookings/", args)
+    def book(to_port: int, path: str, first: int) -> Callable[[int], dict[str, float]]:
+        def round_n(n: int) -> dict[str, float]:  # round n books court n
+            return wrk_load(to_port, path, [str(first), str(courts[n]), USER_TOKEN, str(SLOT_MINUTES * 60)])
 
-    def booking_floor(n: int) -> dict[str, float]:  # round n books court n, later than the service
-        args = [str(base + FLOOR_OFFSET_S), str(courts[n]), USER_TOKEN, str(SLOT_MINUTES * 60)]
-        return wrk_load(floor_port, "/floor/book", args)
+        return round_n
 
     return {
         "floor_json": lambda _: wrk_load(floor_port, "/floor/json"),
@@ -423,8 +421,8 @@ def wrk_drivers(
         "service_json": lambda _: wrk_load(port, "/api/v1/"),
         "availability": lambda _: wrk_load(port, availability),
         "calculated": lambda _: wrk_load(port, calculated),
-        "booking": booking,
-        "booking_floor": booking_floor,
+        "booking": book(port, "/api/v1/bookings/", base),
+        "booking_floor": book(floor_port, "/floor/book", base + FLOOR_OFFSET_S),
     }
 
 

@@ -11,7 +11,7 @@ import hashlib
 import os
 import secrets
 import uuid
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -21,7 +21,8 @@ from litestar.exceptions import HTTPException
 from psycopg_pool import AsyncConnectionPool
 
 from adapters.sqla.repositories.accounts import PRINCIPAL
-from adapters.sqla.repositories.bookings import ADD_UNLESS_OVERLAPPED
+from adapters.sqla.repositories.bookings import ADD_UNLESS_OVERLAPPED, booking_values
+from booking_core.booking import Booking
 
 DSN = os.environ["FLOOR_DATABASE_URL"]
 pool = AsyncConnectionPool(DSN, min_size=4, max_size=16, open=False)
@@ -63,6 +64,25 @@ class FloorBooking(msgspec.Struct):
     end_datetime: datetime
 
 
+_EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
+#: The columns every floor booking shares, as the repository writes a pending booking's (one source
+#: for the table's columns); each request fills in its own id, court, times and user.
+_PENDING = booking_values(
+    Booking(
+        id="",
+        reference_code="",
+        resource_id=0,
+        user_id="",
+        start=_EPOCH,
+        end=_EPOCH + timedelta(hours=1),
+        price_per_unit=Decimal("20.00"),
+        total_price=Decimal("20.00"),
+        created_at=_EPOCH,
+        updated_at=_EPOCH,
+    )
+)
+
+
 @post("/floor/book")
 async def floor_book(request: Request[Any, Any, Any], data: FloorBooking) -> dict[str, str]:
     """The booking floor: what a ``POST /api/v1/bookings/`` asks of the database and nothing else.
@@ -73,28 +93,15 @@ async def floor_book(request: Request[Any, Any, Any], data: FloorBooking) -> dic
     route is the service's; what this route costs is the statements' and the stack's.
     """
     token = request.headers.get("authorization", "").removeprefix("Token ")
-    now = datetime.now().astimezone()
+    now = datetime.now(UTC)
     booking = {
+        **_PENDING,
         "id": str(uuid.uuid4()),
         "reference_code": secrets.token_hex(4).upper(),
         "resource_id": data.resource,
-        "client_id": None,
         "start_at": data.start_datetime,
         "end_at": data.end_datetime,
-        "participant_count": 1,
-        "price_per_unit": Decimal("20.00"),
-        "pricing_unit": "hour",
-        "total_price": Decimal("20.00"),
-        "currency": "EUR",
-        "status": "pending",
-        "notes": "",
-        "cancellation_reason": None,
-        "cancellation_notes": "",
         "hold_expires_at": now + timedelta(minutes=15),
-        "confirmed_at": None,
-        "paid_at": None,
-        "cancelled_at": None,
-        "refunded_at": None,
         "created_at": now,
         "updated_at": now,
     }
