@@ -1,11 +1,13 @@
 """What the benchmark scripts (bench_http, bench_scale, soak) share: a free port, a migrated database with
-a catalog loaded through the ``booking`` CLI, an all-day court, wrk's output read as figures, and the
-resident memory of the server's workers. Imported as ``benchmarks._harness`` (the scripts put the
-repository root on ``sys.path``)."""
+a catalog loaded through the ``booking`` CLI, an all-day court, wrk's output read as figures, the
+resident memory of the server's workers, and the CPU time each part of a run spends. Imported as
+``benchmarks._harness`` (the scripts put the repository root on ``sys.path``)."""
 
 from __future__ import annotations
 
 import json
+import os
+import resource
 import socket
 import subprocess
 from collections.abc import Callable, Mapping
@@ -91,3 +93,59 @@ def worker_rss_mb(server: subprocess.Popen[bytes]) -> dict[int, float]:
         except OSError:
             continue  # the worker ended between the listing and the read
     return sizes
+
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_of(pid: str) -> tuple[str, float]:
+    """``pid``'s command name and CPU seconds (user and system) from ``/proc``."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    name = stat[stat.index("(") + 1 : stat.rindex(")")]
+    fields = stat[stat.rindex(")") + 2 :].split()  # from the state on: utime and stime are 12 and 13
+    return name, (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def _tree(root: int) -> set[str]:
+    """``root`` and its descendants, as pids."""
+    found, todo = set(), [str(root)]
+    while todo:
+        pid = todo.pop()
+        found.add(pid)
+        try:
+            todo += Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        except OSError:
+            continue  # ended meanwhile
+    return found
+
+
+class CpuMeter:
+    """CPU seconds spent so far by the servers under test (each a process tree), by PostgreSQL (every
+    process named ``postgres``: its backends, WAL writer and checkpointer) and by the load generator
+    (this process and the children it has waited for, wrk among them).
+
+    Where the cores are the limit, as with the benchmarks' 32 connections on a small machine, a route's
+    throughput is the cores over its CPU per request, so these figures tell whose work a ratio of two
+    routes comes from. A process that ends between two readings takes its time with it; the servers'
+    workers and their pools' database connections live through a run.
+    """
+
+    def __init__(self, servers: Mapping[str, int]) -> None:
+        self.servers = dict(servers)  # a name -> the pid of its parent process
+
+    def read(self) -> dict[str, float]:
+        trees = {name: _tree(pid) for name, pid in self.servers.items()}
+        own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        seconds = dict.fromkeys([*trees, "postgres"], 0.0)
+        seconds["load"] = own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                name, cpu = _cpu_of(pid)
+            except (OSError, ValueError, IndexError):
+                continue  # ended between the listing and the read
+            owner = next((server for server, tree in trees.items() if pid in tree), None)
+            if owner is not None:
+                seconds[owner] += cpu
+            elif name == "postgres":
+                seconds["postgres"] += cpu
+        return seconds

@@ -12,7 +12,9 @@ database, so that a ratio holds while the machine's speed drifts. Measured, in t
   * booking        POST /api/v1/bookings/, a fresh slot per request, all on one court
   * booking_floor  the floor's ``/floor/book``: the booking's own two statements on the bare pool,
                    the same court and requests, another stretch of time (not in the shared script)
-with requests/s, p50/p99/max latency and resident memory per worker after the run. The endpoints take
+with requests/s, p50/p99/max latency and resident memory per worker after the run, then each endpoint's
+CPU per request by part (the server it drives, PostgreSQL, the load generator; ``CpuMeter``) and what
+the booking goals would allow a booking's CPU, against PostgreSQL's part of it alone. The endpoints take
 turns in short rounds; each figure is the median over the rounds, and each ratio the median of the
 ratios within a round. The last line has the shape of the team's shared performance script's:
 ``perf: json J% of floor json, availability A% of floor, calculated C%, booking B% of floor,
@@ -46,6 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from benchmarks._harness import (  # noqa: E402
     BOOKING,
+    CpuMeter,
     all_day_resource,
     free_port,
     migrate_and_load,
@@ -273,8 +276,9 @@ def main() -> int:
             env={**os.environ, "FLOOR_DATABASE_URL": url},
             stdout=subprocess.DEVNULL,
         )
+        meter = CpuMeter({"service": server.pid, "floor": floor.pid})
         try:
-            return run_against(server, port, floor_port, url)
+            return run_against(server, port, floor_port, url, meter)
         finally:
             for process in (server, floor):
                 process.terminate()
@@ -309,7 +313,9 @@ def wait_healthy(client: Client, path: str) -> bool:
     return False
 
 
-def run_against(server: subprocess.Popen[bytes], port: int, floor_port: int, url: str) -> int:
+def run_against(
+    server: subprocess.Popen[bytes], port: int, floor_port: int, url: str, meter: CpuMeter
+) -> int:
     client, floor_client = Client(port), Client(floor_port)
     if not wait_healthy(client, "/health") or not wait_healthy(floor_client, "/floor/json"):
         print("the service or the floor did not become healthy", file=sys.stderr)
@@ -340,6 +346,7 @@ def run_against(server: subprocess.Popen[bytes], port: int, floor_port: int, url
         drivers = thread_drivers(client, floor_client, availability, calculated, courts_b, first_day)
     else:
         print("load generator: wrk")
+    drivers = {name: metered(drive, meter, name) for name, drive in drivers.items()}
     # Short rounds, each endpoint in turn: a shared machine's speed drifts over a run, and a ratio
     # of two figures taken a minute apart would measure the drift as much as the server.
     # Warm up (the server's prepared statements, caches and pool), then let PostgreSQL gather
@@ -388,6 +395,7 @@ def run_against(server: subprocess.Popen[bytes], port: int, floor_port: int, url
         f"{share('booking_floor', 'floor_insert'):.0%} of write floor; "
         f"booking at {share('booking', 'booking_floor'):.0%} of it"
     )
+    print_cpu(rounds)
     print(
         f"perf: json {ratios['json']:.0%} of floor json, availability {ratios['availability']:.0%} of floor, "
         f"calculated {ratios['calculated']:.0%}, booking {ratios['booking']:.0%} of floor, "
@@ -399,6 +407,55 @@ def run_against(server: subprocess.Popen[bytes], port: int, floor_port: int, url
 
 
 DriverMap = dict[str, Callable[[int], dict[str, float]]]
+#: The phases that drive the floor app; the others drive the service.
+FLOOR_PHASES = frozenset({"floor_json", "floor_select1", "floor_insert", "booking_floor"})
+CPU_PARTS = ("app", "postgres", "load")
+
+
+def metered(
+    drive: Callable[[int], dict[str, float]], meter: CpuMeter, phase: str
+) -> Callable[[int], dict[str, float]]:
+    """``drive`` with its round's CPU per request added to the figures, in ms: ``app`` (the server the
+    phase drives), ``postgres`` and ``load`` (see :class:`~benchmarks._harness.CpuMeter`)."""
+    app = "floor" if phase in FLOOR_PHASES else "service"
+
+    def round_n(n: int) -> dict[str, float]:
+        before = meter.read()
+        figures = drive(n)
+        after = meter.read()
+        per_request = 1000 / max(figures["requests"], 1)
+        for part, source in zip(CPU_PARTS, (app, "postgres", "load"), strict=True):
+            figures[f"{part}_cpu_ms"] = (after[source] - before[source]) * per_request
+        return figures
+
+    return round_n
+
+
+def print_cpu(rounds: dict[str, list[dict[str, float]]]) -> None:
+    """CPU per request by part, and what the booking goal leaves the booking on this machine."""
+    cpu = {
+        name: {part: statistics.median(r[f"{part}_cpu_ms"] for r in runs) for part in CPU_PARTS}
+        for name, runs in rounds.items()
+    }
+    print("CPU per request in ms (medians): the server driven, PostgreSQL, the load generator")
+    print(f"{'endpoint':16} {'server':>8} {'postgres':>9} {'load':>7} {'total':>7}")
+    for name, parts in cpu.items():
+        print(
+            f"{name:16} {parts['app']:8.3f} {parts['postgres']:9.3f} {parts['load']:7.3f} "
+            f"{sum(parts.values()):7.3f}"
+        )
+    # Where the cores are the limit, a rate that is a share of the floor's is a CPU per request that
+    # is the floor's over that share: what the goals allow a booking, against what its statements
+    # alone cost PostgreSQL.
+    database = cpu["booking"]["postgres"]
+    for floor, goal in (("floor_select1", 0.5), ("floor_insert", 0.6)):
+        allowed = sum(cpu[floor].values()) / goal
+        rest = cpu[floor]["app"] + cpu[floor]["load"]
+        print(
+            f"booking at {goal:.0%} of {floor}: at most {allowed:.3f} ms of CPU; PostgreSQL's part alone "
+            f"is {database:.3f} ms, which leaves {allowed - database:.3f} ms for the server and the load "
+            f"generator, whose part of {floor} is {rest:.3f} ms"
+        )
 
 
 def wrk_drivers(
