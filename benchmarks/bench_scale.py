@@ -232,7 +232,18 @@ def _rounds(port: int, url: str) -> dict[str, list[dict[str, float]]]:
     results: dict[str, list[dict[str, float]]] = {name: [] for name in endpoints}
     for n in range(ROUNDS):
         for name, drive in endpoints.items():
+            started = datetime.now(UTC)
             results[name].append(drive(n))
+            # when each round ran and its slowest answer: a slow answer can be laid against the
+            # database's log (checkpoints, autovacuum) and anything else that kept the machine busy
+            logging.info(
+                "%s-%s round %d %s: max %.0f ms",
+                f"{started:%H:%M:%S}",
+                f"{datetime.now(UTC):%H:%M:%S}",
+                n + 1,
+                name,
+                results[name][-1]["max_ms"],
+            )
     return results
 
 
