@@ -120,7 +120,7 @@ def _tree(root: int) -> set[str]:
 
 
 class CpuMeter:
-    """CPU seconds spent so far by the servers under test (each a process tree), by PostgreSQL (every
+    """CPU seconds spent so far by a server under test (its process tree), by PostgreSQL (every
     process named ``postgres``: its backends, WAL writer and checkpointer) and by the load generator
     (this process and the children it has waited for, wrk among them).
 
@@ -130,22 +130,27 @@ class CpuMeter:
     workers and their pools' database connections live through a run.
     """
 
+    PARTS = ("server", "postgres", "load")
+
     def __init__(self, servers: Mapping[str, int]) -> None:
         self.servers = dict(servers)  # a name -> the pid of its parent process
 
-    def read(self) -> dict[str, float]:
-        trees = {name: _tree(pid) for name, pid in self.servers.items()}
+    def read(self, server: str) -> dict[str, float]:
+        """The seconds of each of :attr:`PARTS`, ``server`` being the one of that name."""
+        tree = _tree(self.servers[server])
         own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-        seconds = dict.fromkeys([*trees, "postgres"], 0.0)
-        seconds["load"] = own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+        seconds = {
+            "server": 0.0,
+            "postgres": 0.0,
+            "load": own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime,
+        }
         for pid in filter(str.isdigit, os.listdir("/proc")):
             try:
                 name, cpu = _cpu_of(pid)
             except (OSError, ValueError, IndexError):
                 continue  # ended between the listing and the read
-            owner = next((server for server, tree in trees.items() if pid in tree), None)
-            if owner is not None:
-                seconds[owner] += cpu
+            if pid in tree:
+                seconds["server"] += cpu
             elif name == "postgres":
                 seconds["postgres"] += cpu
         return seconds

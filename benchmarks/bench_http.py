@@ -409,23 +409,22 @@ def run_against(
 DriverMap = dict[str, Callable[[int], dict[str, float]]]
 #: The phases that drive the floor app; the others drive the service.
 FLOOR_PHASES = frozenset({"floor_json", "floor_select1", "floor_insert", "booking_floor"})
-CPU_PARTS = ("app", "postgres", "load")
 
 
 def metered(
     drive: Callable[[int], dict[str, float]], meter: CpuMeter, phase: str
 ) -> Callable[[int], dict[str, float]]:
-    """``drive`` with its round's CPU per request added to the figures, in ms: ``app`` (the server the
-    phase drives), ``postgres`` and ``load`` (see :class:`~benchmarks._harness.CpuMeter`)."""
-    app = "floor" if phase in FLOOR_PHASES else "service"
+    """``drive`` with its round's CPU per request added to the figures, in ms, as ``<part>_cpu_ms``
+    for each of :attr:`CpuMeter.PARTS` (the server being the one the phase drives)."""
+    server = "floor" if phase in FLOOR_PHASES else "service"
 
     def round_n(n: int) -> dict[str, float]:
-        before = meter.read()
+        before = meter.read(server)
         figures = drive(n)
-        after = meter.read()
+        after = meter.read(server)
         per_request = 1000 / max(figures["requests"], 1)
-        for part, source in zip(CPU_PARTS, (app, "postgres", "load"), strict=True):
-            figures[f"{part}_cpu_ms"] = (after[source] - before[source]) * per_request
+        for part in CpuMeter.PARTS:
+            figures[f"{part}_cpu_ms"] = (after[part] - before[part]) * per_request
         return figures
 
     return round_n
@@ -434,14 +433,14 @@ def metered(
 def print_cpu(rounds: dict[str, list[dict[str, float]]]) -> None:
     """CPU per request by part, and what the booking goal leaves the booking on this machine."""
     cpu = {
-        name: {part: statistics.median(r[f"{part}_cpu_ms"] for r in runs) for part in CPU_PARTS}
+        name: {part: statistics.median(r[f"{part}_cpu_ms"] for r in runs) for part in CpuMeter.PARTS}
         for name, runs in rounds.items()
     }
     print("CPU per request in ms (medians): the server driven, PostgreSQL, the load generator")
     print(f"{'endpoint':16} {'server':>8} {'postgres':>9} {'load':>7} {'total':>7}")
     for name, parts in cpu.items():
         print(
-            f"{name:16} {parts['app']:8.3f} {parts['postgres']:9.3f} {parts['load']:7.3f} "
+            f"{name:16} {parts['server']:8.3f} {parts['postgres']:9.3f} {parts['load']:7.3f} "
             f"{sum(parts.values()):7.3f}"
         )
     # Where the cores are the limit, a rate that is a share of the floor's is a CPU per request that
@@ -450,7 +449,7 @@ def print_cpu(rounds: dict[str, list[dict[str, float]]]) -> None:
     database = cpu["booking"]["postgres"]
     for floor, goal in (("floor_select1", 0.5), ("floor_insert", 0.6)):
         allowed = sum(cpu[floor].values()) / goal
-        rest = cpu[floor]["app"] + cpu[floor]["load"]
+        rest = cpu[floor]["server"] + cpu[floor]["load"]
         print(
             f"booking at {goal:.0%} of {floor}: at most {allowed:.3f} ms of CPU; PostgreSQL's part alone "
             f"is {database:.3f} ms, which leaves {allowed - database:.3f} ms for the server and the load "

@@ -233,7 +233,8 @@ def _rounds(port: int, url: str) -> dict[str, list[dict[str, float]]]:
     for n in range(ROUNDS):
         for name, drive in endpoints.items():
             started = datetime.now(UTC)
-            results[name].append(drive(n))
+            figures = drive(n)
+            results[name].append(figures)
             # when each round ran and its slowest answer: a slow answer can be laid against the
             # database's log (checkpoints, autovacuum) and anything else that kept the machine busy
             logging.info(
@@ -242,7 +243,7 @@ def _rounds(port: int, url: str) -> dict[str, list[dict[str, float]]]:
                 f"{datetime.now(UTC):%H:%M:%S}",
                 n + 1,
                 name,
-                results[name][-1]["max_ms"],
+                figures["max_ms"],
             )
     return results
 
