@@ -58,24 +58,36 @@ def test_every_kind_of_catalog_write_is_seen_at_once(uow_factory: tuple[object, 
     assert read(factory).is_active is False  # type: ignore[attr-defined]
 
 
-def _listed(factory: object, statements: list[str]) -> tuple[list[object], int]:
+@pytest.fixture
+def sent(uow_factory: tuple[object, object]) -> list[str]:
+    """Every statement the engine sends from here on."""
+    _, engine = uow_factory
+    statements: list[str] = []
+    event.listen(engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+    return statements
+
+
+def _selects(statements: list[str], reading: str = "") -> int:
+    """How many of ``statements`` are SELECTs (only the reads: a writing unit of work on SQLite also
+    sends BEGIN IMMEDIATE), of those reading ``reading`` where given."""
+    return sum(s.lstrip().startswith("SELECT") and reading in s for s in statements)
+
+
+def _listed(factory: object, sent: list[str]) -> tuple[list[object], int]:
     """The active resources as the list reads them, and how many SELECTs that took."""
-    before = len(statements)
+    before = len(sent)
     with factory() as uow:  # type: ignore[operator]
         found = uow.resources.list(ResourceQuery(), limit=10)
-        return found, sum(s.lstrip().startswith("SELECT") for s in statements[before:])
+        return found, _selects(sent[before:])
 
 
 def test_a_list_takes_its_resources_from_the_cache_and_sees_a_change_at_once(
-    uow_factory: tuple[object, object],
+    uow_factory: tuple[object, object], sent: list[str]
 ) -> None:
     factory, engine = uow_factory
     seed(engine, demo_resource(id=2, name="Court 2"))
-    statements: list[str] = []
-    event.listen(engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
-    # (a writing unit of work on SQLite also sends BEGIN IMMEDIATE: only the reads are counted)
-    first, loading = _listed(factory, statements)
-    again, cached = _listed(factory, statements)
+    first, loading = _listed(factory, sent)
+    again, cached = _listed(factory, sent)
     assert [r.name for r in again] == ["Court 1", "Court 2"]  # type: ignore[attr-defined]
     assert all(a is b for a, b in zip(again, first, strict=True))
     assert cached == 1 < loading  # the ids with the catalog revision; nothing else
@@ -83,29 +95,23 @@ def test_a_list_takes_its_resources_from_the_cache_and_sees_a_change_at_once(
 
     with Session(engine) as session, session.begin():
         session.scalars(select(ResourceRow).where(ResourceRow.id == 2)).one().name = "Court 0"
-    changed, _ = _listed(factory, statements)
+    changed, _ = _listed(factory, sent)
     assert [r.name for r in changed] == ["Court 0", "Court 1"]  # type: ignore[attr-defined]
     assert changed[1] is not first[0]  # reloaded at the new revision
 
 
 def test_a_unit_of_work_reads_the_catalog_revision_once_until_it_writes_the_catalog(
-    uow_factory: tuple[object, object],
+    uow_factory: tuple[object, object], sent: list[str]
 ) -> None:
     """A page of bookings asks for each booking's resource: one revision query, not one each."""
     factory, engine = uow_factory
     seed(engine, demo_resource(id=2, name="Court 2"))
-    revision_reads: list[str] = []
-
-    def capture(*args: object) -> None:
-        if "FROM catalog_revision" in str(args[2]) and str(args[2]).lstrip().startswith("SELECT"):
-            revision_reads.append(str(args[2]))
-
-    event.listen(engine, "before_cursor_execute", capture)
+    before = len(sent)
     with factory() as uow:  # type: ignore[operator]
         for resource_id in (1, 2, 1, 2):
             assert uow.resources.get(resource_id) is not None
-        assert len(revision_reads) == 1
+        assert _selects(sent[before:], "FROM catalog_revision") == 1
         uow.session.scalars(select(ResourceRow).where(ResourceRow.id == 2)).one().name = "Court 9"
         uow.session.flush()
         assert uow.resources.get(2).name == "Court 9"  # the write moved the revision: read again
-        assert len(revision_reads) == 2
+        assert _selects(sent[before:], "FROM catalog_revision") == 2
