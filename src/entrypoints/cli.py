@@ -410,7 +410,8 @@ def _sandbox_pay(args: argparse.Namespace) -> int:
         base = service_url(settings.host, settings.port)
         try:
             secret = settings.stripe_webhook_secret
-            delivery = post_payment(booking, payment, base_url=base, webhook_secret=secret)
+            unit = services.deps.currencies.unit(payment.currency)
+            delivery = post_payment(booking, payment, unit, base_url=base, webhook_secret=secret)
         except DeliveryFailed as exc:
             raise _Exit(str(exc)) from None
         with services.deps.read() as uow:
