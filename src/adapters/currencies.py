@@ -28,7 +28,7 @@ class ProviderAmounts(Protocol):
 class EveryMinorUnit:
     """A provider that takes any whole number of minor units."""
 
-    def step(self, code: str, exponent: int) -> int:  # noqa: ARG002 - the same for every currency
+    def step(self, code: str, exponent: int) -> int:
         """Always 1."""
         return 1
 

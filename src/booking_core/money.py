@@ -49,10 +49,10 @@ class CurrencyUnit:
         return Decimal(1).scaleb(-self.exponent)
 
     def round(self, amount: Decimal | Fraction) -> Decimal:
-        """``amount`` rounded half-up to the nearest amount the provider takes, with the currency's decimals."""
+        """``amount`` rounded half-up to the nearest amount the provider takes, in the currency's decimals."""
         steps = Fraction(amount) * Fraction(10) ** self.exponent / self.step
-        whole = math.floor(abs(steps) + Fraction(1, 2))
-        return Decimal((-whole if steps < 0 else whole) * self.step).scaleb(-self.exponent).quantize(self.minor)
+        whole = math.floor(abs(steps) + Fraction(1, 2)) * self.step
+        return Decimal(-whole if steps < 0 else whole).scaleb(-self.exponent).quantize(self.minor)
 
     def is_chargeable(self, amount: Decimal) -> bool:
         """True when the provider can charge ``amount`` exactly (no rounding needed)."""

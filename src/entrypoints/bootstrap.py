@@ -15,7 +15,7 @@ from adapters.currencies import IsoCurrencies
 from adapters.ids import RandomIds
 from adapters.mail import ConsoleMailer, FileMailer, SmtpMailer
 from adapters.passwords import Argon2Passwords
-from adapters.payments import SandboxGateway, StripeAmounts, StripeGateway
+from adapters.payments import SandboxGateway, StripeGateway, stripe_currencies
 from adapters.sqla import SqlaUnitOfWork, make_engine
 from adapters.sqla import ping as ping_database
 from adapters.sqla.version_probe import DataVersionProbe
@@ -69,7 +69,7 @@ def payment_gateway(settings: Settings) -> PaymentGateway:
 def charging_currencies() -> IsoCurrencies:
     """ISO 4217's minor units with the amounts Stripe takes, whichever provider is configured: the
     sandbox stands in for Stripe, so a catalog that loads with it can be charged with Stripe too."""
-    return IsoCurrencies(StripeAmounts())
+    return stripe_currencies()
 
 
 def mailer(settings: Settings) -> Mailer:

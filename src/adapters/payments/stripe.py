@@ -13,8 +13,7 @@ from typing import Any
 
 import stripe
 
-from adapters.currencies import IsoCurrencies
-from adapters.payments.stripe_amounts import StripeAmounts, from_stripe, to_stripe
+from adapters.payments.stripe_amounts import from_stripe, stripe_currencies, to_stripe
 from booking_core.errors import PaymentProviderError
 from booking_core.ports import ProviderIntent
 
@@ -47,7 +46,7 @@ class StripeGateway:
     ) -> None:
         self.publishable_key = publishable_key
         self._retries = retries
-        self._currencies = IsoCurrencies(StripeAmounts())
+        self._currencies = stripe_currencies()
         self._client = stripe.StripeClient(
             secret_key,
             base_addresses={"api": api_base} if api_base else None,
@@ -109,7 +108,9 @@ class StripeGateway:
     def _intent(self, intent: stripe.PaymentIntent) -> ProviderIntent:
         minor = from_stripe(intent.amount, self._currencies.unit(intent.currency))
         if minor is None:
-            raise PaymentProviderError(f"Stripe reported intent {intent.id} of {intent.amount} {intent.currency}")
+            raise PaymentProviderError(
+                f"Stripe reported intent {intent.id} of {intent.amount} {intent.currency}"
+            )
         return ProviderIntent(
             id=intent.id,
             client_secret=intent.client_secret or "",
@@ -117,8 +118,6 @@ class StripeGateway:
             currency=intent.currency,
             status=intent.status,
         )
-
-
 
 
 class _provider_errors:  # noqa: N801 - used as a `with` statement, like contextlib's helpers

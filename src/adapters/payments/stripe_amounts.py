@@ -15,10 +15,28 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from adapters.currencies import IsoCurrencies
 from booking_core.money import CurrencyUnit, UnknownCurrency
 
 ZERO_DECIMAL = frozenset(
-    {"BIF", "CLP", "DJF", "GNF", "JPY", "KMF", "KRW", "MGA", "PYG", "RWF", "UGX", "VND", "VUV", "XAF", "XOF", "XPF"}
+    {
+        "BIF",
+        "CLP",
+        "DJF",
+        "GNF",
+        "JPY",
+        "KMF",
+        "KRW",
+        "MGA",
+        "PYG",
+        "RWF",
+        "UGX",
+        "VND",
+        "VUV",
+        "XAF",
+        "XOF",
+        "XPF",
+    }
 )
 THREE_DECIMAL = frozenset({"BHD", "JOD", "KWD", "OMR", "TND"})
 #: Currencies Stripe writes with two decimals but charges only in whole units: (decimals, step).
@@ -46,6 +64,11 @@ class StripeAmounts:
         if iso_units.denominator != 1:
             raise UnknownCurrency(f"Stripe cannot charge {code} in whole ISO 4217 minor units")
         return int(iso_units)
+
+
+def stripe_currencies() -> IsoCurrencies:
+    """ISO 4217's currencies as Stripe charges them."""
+    return IsoCurrencies(StripeAmounts())
 
 
 def to_stripe(amount_minor: int, unit: CurrencyUnit) -> int:
