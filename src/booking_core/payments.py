@@ -7,27 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-# ISO 4217 currencies whose minor unit is not the cent.
-_ZERO_DECIMAL = frozenset(
-    {
-        "BIF",
-        "CLP",
-        "DJF",
-        "GNF",
-        "JPY",
-        "KMF",
-        "KRW",
-        "MGA",
-        "PYG",
-        "RWF",
-        "UGX",
-        "VND",
-        "VUV",
-        "XAF",
-        "XOF",
-        "XPF",
-    }
-)
+from booking_core.money import CurrencyUnit
 
 
 class PaymentStatus(enum.StrEnum):
@@ -73,10 +53,13 @@ class Payment:
         """True once the provider reported the money taken (whatever happened to it since)."""
         return self.status in TAKEN_STATUSES
 
-    def matches(self, *, amount_minor: int | None, currency: str | None) -> bool:
-        """Whether a provider report of ``amount_minor`` in ``currency`` is about this payment's money."""
+    def matches(self, *, amount_minor: int | None, currency: str | None, unit: CurrencyUnit) -> bool:
+        """Whether a provider report of ``amount_minor`` in ``currency`` is about this payment's money.
+
+        ``unit`` is the minor unit of the payment's own currency.
+        """
         return (
-            amount_minor == to_minor_units(self.amount, self.currency)
+            amount_minor == unit.to_minor(self.amount)
             and currency is not None
             and currency.upper() == self.currency.upper()
         )
@@ -116,15 +99,3 @@ def intent_key(booking_id: str, attempt: int, now: datetime) -> str:
 def refund_key(payment: Payment) -> str:
     """Idempotency key of the one refund of a booking's payment."""
     return f"booking-{payment.booking_id}-refund-{payment.payment_intent_id}"
-
-
-def to_minor_units(amount: Decimal, currency: str) -> int:
-    """``amount`` in the currency's smallest unit, as the provider expects."""
-    exponent = 0 if currency.upper() in _ZERO_DECIMAL else 2
-    return int(amount.scaleb(exponent).to_integral_value())
-
-
-def from_minor_units(amount_minor: int, currency: str) -> Decimal:
-    """The provider's minor-unit amount as a Decimal in major units."""
-    exponent = 0 if currency.upper() in _ZERO_DECIMAL else 2
-    return Decimal(amount_minor).scaleb(-exponent).quantize(Decimal(1).scaleb(-exponent))

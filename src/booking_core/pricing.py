@@ -1,7 +1,8 @@
 """Prices: the demand level, the dynamic price function and the quote of a booking.
 
 Money is ``Decimal``. Sums over parts of an hour are kept as exact fractions and rounded half-up to
-cents once, at the end, so a quote does not depend on how a booking is cut into pieces.
+the currency's minor unit (or the coarser amount the provider takes) once, at the end, so a quote
+does not depend on how a booking is cut into pieces.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from fractions import Fraction
 from booking_core.catalog import DynamicPricing, PriceUnit, Resource
 from booking_core.errors import ValidationFailed
 from booking_core.localtime import next_aligned
+from booking_core.money import CurrencyUnit
 from booking_core.schedule import Window, blocked_time, expand_windows
 from booking_core.timerange import TimeRange, intersect, subtract
 
@@ -108,7 +110,7 @@ def slot_prices(
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Quote:
-    """The price of a booking: the unit price where it starts, and the total in cents."""
+    """The price of a booking: the unit price where it starts, and the total as the provider charges it."""
 
     price_per_unit: Decimal
     pricing_unit: PriceUnit
@@ -151,14 +153,18 @@ def quote_exact(resource: Resource, span: TimeRange, *, participants: int, deman
     return _sum_parts(resource, _priced_parts(resource, span), participants, demand)
 
 
-def quote(resource: Resource, span: TimeRange, *, participants: int, demand: Decimal) -> Quote:
+def quote(
+    resource: Resource, span: TimeRange, *, participants: int, demand: Decimal, unit: CurrencyUnit
+) -> Quote:
     """Price a booking of ``span`` that lies inside the resource's windows.
 
     Each time slot the booking touches adds its (dynamic) price per unit for the time inside it:
     ``hour`` per hour, ``person_hour`` per hour and participant, ``booking`` a flat price charged once
     per booking (the first flat-priced slot met, normally the one where the booking starts). The
     dynamic price depends on the slot and the demand level only, so applying it per booking interval
-    equals applying it per slot. The total is rounded half-up to cents once.
+    equals applying it per slot. The total is rounded half-up once, to ``unit``'s quantum: the
+    currency's minor unit (JPY 1, EUR 0.01, KWD 0.001) or the coarser amount the provider takes
+    (KWD with Stripe: 0.010).
 
     Raises:
         ValidationFailed: ``span`` is empty or not wholly inside bookable windows.
@@ -168,5 +174,5 @@ def quote(resource: Resource, span: TimeRange, *, participants: int, demand: Dec
     return Quote(
         price_per_unit=dynamic_price(first.price_per_unit, demand, resource.dynamic_pricing),
         pricing_unit=first.pricing_unit,
-        total=_round_half_up(_sum_parts(resource, parts, participants, demand), 2),
+        total=unit.round(_sum_parts(resource, parts, participants, demand)),
     )

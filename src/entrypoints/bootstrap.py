@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from sqlalchemy import Engine
 
 from adapters.clock import SystemClock
+from adapters.currencies import IsoCurrencies
 from adapters.ids import RandomIds
 from adapters.mail import ConsoleMailer, FileMailer, SmtpMailer
 from adapters.passwords import Argon2Passwords
-from adapters.payments import SandboxGateway, StripeGateway
+from adapters.payments import SandboxGateway, StripeGateway, stripe_currencies
 from adapters.sqla import SqlaUnitOfWork, make_engine
 from adapters.sqla import ping as ping_database
 from adapters.sqla.version_probe import DataVersionProbe
@@ -65,6 +66,12 @@ def payment_gateway(settings: Settings) -> PaymentGateway:
     )
 
 
+def charging_currencies() -> IsoCurrencies:
+    """ISO 4217's minor units with the amounts Stripe takes, whichever provider is configured: the
+    sandbox stands in for Stripe, so a catalog that loads with it can be charged with Stripe too."""
+    return stripe_currencies()
+
+
 def mailer(settings: Settings) -> Mailer:
     """The mail transport chosen by ``BOOKING_MAIL_BACKEND``."""
     if settings.mail_backend == "smtp":
@@ -99,6 +106,7 @@ def bootstrap(settings: Settings) -> Services:
         ids=RandomIds(),
         passwords=Argon2Passwords(),
         payments=gateway,
+        currencies=charging_currencies(),
         hold_minutes=settings.pending_hold_minutes,
     )
     return Services(

@@ -25,7 +25,7 @@ from booking_core.errors import DomainError
 from booking_core.outbox import OutboxStatus
 from booking_core.usecases import operator, outbox, sandbox
 from entrypoints import worker
-from entrypoints.bootstrap import Services, bootstrap
+from entrypoints.bootstrap import Services, bootstrap, charging_currencies
 from entrypoints.commission_commands import add_commission_commands
 from entrypoints.config import ConfigError, Settings, load_settings
 from entrypoints.sandbox import DeliveryFailed, service_url
@@ -237,7 +237,7 @@ def _db_upgrade(_: argparse.Namespace) -> int:
 def _catalog_load(args: argparse.Namespace) -> int:
     path: Path = args.file
     _say(f"reading {path} ...")
-    spec = read_catalog(path)  # validates everything before the database is touched
+    spec = read_catalog(path, charging_currencies())  # validates everything before the database is touched
     services = _services()
     try:
         _load(services, spec, str(path))
@@ -247,7 +247,7 @@ def _catalog_load(args: argparse.Namespace) -> int:
 
 
 def _demo(_: argparse.Namespace) -> int:
-    spec = read_catalog(DEMO_CATALOG)
+    spec = read_catalog(DEMO_CATALOG, charging_currencies())
     services = _services()
     try:
         _load(services, spec, "demo catalog")
@@ -410,7 +410,8 @@ def _sandbox_pay(args: argparse.Namespace) -> int:
         base = service_url(settings.host, settings.port)
         try:
             secret = settings.stripe_webhook_secret
-            delivery = post_payment(booking, payment, base_url=base, webhook_secret=secret)
+            unit = services.deps.currencies.unit(payment.currency)
+            delivery = post_payment(booking, payment, unit, base_url=base, webhook_secret=secret)
         except DeliveryFailed as exc:
             raise _Exit(str(exc)) from None
         with services.deps.read() as uow:

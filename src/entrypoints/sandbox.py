@@ -10,8 +10,10 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 
+from adapters.payments.stripe_amounts import to_stripe
 from booking_core.booking import Booking
-from booking_core.payments import Payment, to_minor_units
+from booking_core.money import CurrencyUnit
+from booking_core.payments import Payment
 from entrypoints.http.routes.webhooks import SIGNATURE_HEADER, sign
 
 WEBHOOK_PATH = "/webhooks/provider/"
@@ -30,9 +32,12 @@ class Delivery:
     url: str
 
 
-def succeeded_event(booking: Booking, payment: Payment, *, event_id: str, created: int) -> dict[str, object]:
-    """The provider's event for a payment of ``payment`` in full (Stripe's shape)."""
-    amount = to_minor_units(payment.amount, payment.currency)
+def succeeded_event(
+    booking: Booking, payment: Payment, unit: CurrencyUnit, *, event_id: str, created: int
+) -> dict[str, object]:
+    """The provider's event for a payment of ``payment`` in full (Stripe's shape and amounts);
+    ``unit`` is the payment's currency's."""
+    amount = to_stripe(unit.to_minor(payment.amount), unit)
     return {
         "id": event_id,
         "object": "event",
@@ -62,11 +67,13 @@ def service_url(host: str, port: int) -> str:
     return f"http://{host}:{port}"
 
 
-def pay(booking: Booking, payment: Payment, *, base_url: str, webhook_secret: str) -> Delivery:
+def pay(
+    booking: Booking, payment: Payment, unit: CurrencyUnit, *, base_url: str, webhook_secret: str
+) -> Delivery:
     """Post the signed event to ``base_url``; raises DeliveryFailed unless the service answers 200."""
     now = int(time.time())
     event_id = f"evt_sandbox_{secrets.token_hex(12)}"
-    body = json.dumps(succeeded_event(booking, payment, event_id=event_id, created=now)).encode()
+    body = json.dumps(succeeded_event(booking, payment, unit, event_id=event_id, created=now)).encode()
     url = base_url.rstrip("/") + WEBHOOK_PATH
     request = urllib.request.Request(  # noqa: S310 - the URL is http(s) by construction
         url,

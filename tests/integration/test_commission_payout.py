@@ -30,6 +30,7 @@ from booking_core.commission import Commission, CommissionStatus
 from booking_core.memory import FixedClock, PlainPasswords, SandboxPayments
 from booking_core.usecases.commissions import PayoutOutcome, pay_out_commissions
 from booking_core.usecases.deps import Deps
+from entrypoints.bootstrap import charging_currencies
 from entrypoints.cli import main
 from entrypoints.commission_commands import COLUMNS
 from tests.support.bookings import NOW, USER_ID, make_booking
@@ -73,6 +74,7 @@ class Books:
             ids=_UuidIds(),
             passwords=PlainPasswords(),
             payments=SandboxPayments(),
+            currencies=charging_currencies(),
         )
 
     def statuses(self) -> dict[str, tuple[str, bool]]:

@@ -22,6 +22,7 @@ from booking_core.outbox import MailTemplate, OutboxStatus
 from booking_core.ports import OutboxMessage
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.outbox import dispatch_outbox, outbox_counts
+from entrypoints.bootstrap import charging_currencies
 from tests.support.bookings import NOW, USER_ID, make_booking
 from tests.support.seed import demo_resource, demo_venue, insert_user, seed
 
@@ -62,6 +63,7 @@ def deps(request: pytest.FixtureRequest) -> Iterator[Deps]:
         ids=SequentialIds(),
         passwords=PlainPasswords(),
         payments=SandboxPayments(),
+        currencies=charging_currencies(),
     )
     with deps.uow() as uow:
         for n in range(BOOKINGS):

@@ -651,6 +651,16 @@ def test_payments_and_processed_events(world: Backend) -> None:
         assert uow.payments.mark_event_processed("evt_2", NOW) is False
 
 
+def test_event_ids_of_any_length_are_processed_once(world: Backend) -> None:
+    """Stripe's ids are not bounded; two long ids alike in their first 5,000 characters are two."""
+    long_ids = ["evt_" + "a" * 300, "evt_" + "b" * 5000, "evt_" + "b" * 5000 + "c"]
+    with world.uow() as uow:
+        assert [uow.payments.mark_event_processed(i, NOW) for i in long_ids] == [True, True, True]
+        uow.commit()
+    with world.uow() as uow:
+        assert [uow.payments.mark_event_processed(i, NOW) for i in long_ids] == [False, False, False]
+
+
 # --------------------------------------------------------------------------- idempotency and outbox
 
 

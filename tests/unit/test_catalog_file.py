@@ -330,7 +330,10 @@ CASES: list[tuple[Callable[[dict[str, Any]], None], str]] = [
         _set("venues.0.capcity", 3),
         "venues[0].capcity: unknown key (expected one of: " + ", ".join(VENUE_KEYS) + ")",
     ),
-    (_set(f"{R0}.base_price", "20.001"), f"{P0}.base_price: must have at most 2 decimal places"),
+    (
+        _set(f"{R0}.base_price", "20.001"),
+        f"{P0}.base_price: must have at most 2 decimal places: the minor unit of EUR (ISO 4217)",
+    ),
     (_set(f"{R0}.base_price", "-1.00"), f"{P0}.base_price: must be a decimal string that is not negative"),
     (_set(f"{R0}.currency", "eur"), f"{P0}.currency: must be a three-letter currency code such as EUR"),
     (_set(f"{R0}.price_unit", "day"), f"{P0}.price_unit: must be one of hour, booking, person_hour"),
@@ -433,6 +436,73 @@ def test_a_bad_catalog_names_the_first_bad_key(
         validate_catalog(catalog(change))
 
     assert str(excinfo.value) == message
+
+
+def priced_in(currency: str, price: str) -> Callable[[dict[str, Any]], None]:
+    """A change that prices the first resource in ``currency``, every price ``price``."""
+
+    def change(data: dict[str, Any]) -> None:
+        resource = court(data)
+        resource.update(currency=currency, base_price=price, dynamic_pricing={"enabled": False})
+        for time_slot in resource["schedules"][0]["time_slots"]:
+            time_slot["price_per_unit"] = price
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            priced_in("JPY", "20.50"),
+            f"{P0}.base_price: must be a whole amount: JPY has no decimals (ISO 4217)",
+        ),
+        (priced_in("XYZ", "20.50"), f"{P0}.currency: 'XYZ' is not an ISO 4217 currency code"),
+        (priced_in("XAU", "20"), f"{P0}.currency: XAU has no minor unit in ISO 4217 and cannot be charged"),
+        (
+            priced_in("KWD", "20.5005"),
+            f"{P0}.base_price: must have at most 3 decimal places: the minor unit of KWD (ISO 4217)",
+        ),
+        (
+            priced_in("KWD", "20.505"),
+            f"{P0}.base_price: must be a multiple of 0.010 KWD, the smallest amount the payment provider "
+            "charges in it",
+        ),
+        (
+            priced_in("MGA", "20.50"),
+            f"{P0}.base_price: must be a multiple of 1.00 MGA, the smallest amount the payment provider "
+            "charges in it",
+        ),
+        (
+            _set(f"{R0}.schedules.0.time_slots.1.price_per_unit", "30.005"),
+            f"{P0}.schedules[0].time_slots[1].price_per_unit: must have at most 2 decimal places: the minor "
+            "unit of EUR (ISO 4217)",
+        ),
+        (
+            _set(f"{R0}.dynamic_pricing.max_price", "45.001"),
+            f"{P0}.dynamic_pricing.max_price: must have at most 2 decimal places: the minor unit of EUR "
+            "(ISO 4217)",
+        ),
+    ],
+)
+def test_a_price_its_currency_or_the_provider_cannot_hold_is_refused_at_its_key(
+    change: Callable[[dict[str, Any]], None], message: str
+) -> None:
+    with pytest.raises(CatalogError) as excinfo:
+        validate_catalog(catalog(change))
+
+    assert str(excinfo.value) == message
+
+
+@pytest.mark.parametrize(
+    ("currency", "price"), [("JPY", "20"), ("EUR", "20.50"), ("KWD", "20.500"), ("ISK", "20")]
+)
+def test_a_price_in_the_currencys_own_decimals_is_accepted(currency: str, price: str) -> None:
+    spec = validate_catalog(catalog(priced_in(currency, price)))
+
+    resource = spec.venues[0].resources[0]
+    assert (resource.currency, resource.base_price) == (currency, Decimal(price))
+    assert resource.schedules[0].time_slots[0].price_per_unit == Decimal(price)
 
 
 def test_the_first_bad_key_in_document_order_is_reported() -> None:

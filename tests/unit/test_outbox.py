@@ -23,6 +23,7 @@ from booking_core.outbox import MailTemplate, OutboxStatus, RetryPolicy
 from booking_core.ports import OutboxMessage
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.outbox import dispatch_outbox, list_outbox, outbox_counts, retry_failed
+from entrypoints.bootstrap import charging_currencies
 from tests.unit.test_usecase_flow import BERLIN, NOW, at, book, court, pay, user_actor
 
 VENUE = replace(
@@ -51,6 +52,7 @@ def deps(store: InMemoryStore, clock: FixedClock) -> Deps:
         ids=SequentialIds(),
         passwords=PlainPasswords(),
         payments=SandboxPayments(),
+        currencies=charging_currencies(),
     )
 
 

@@ -18,6 +18,7 @@ from booking_core.memory import FixedClock, InMemoryStore, PlainPasswords, Sandb
 from booking_core.payout import PayoutStatus, Transfer, plan_payout
 from booking_core.usecases.commissions import commission_report, pay_out_commissions
 from booking_core.usecases.deps import Deps
+from entrypoints.bootstrap import charging_currencies
 
 NOW = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)
 IBAN = "DE89370400440532013000"
@@ -220,6 +221,7 @@ def deps(store: InMemoryStore) -> Deps:
         ids=SequentialIds(),
         passwords=PlainPasswords(),
         payments=SandboxPayments(),
+        currencies=charging_currencies(),
     )
 
 

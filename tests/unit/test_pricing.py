@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from booking_core.catalog import DynamicPricing, PriceUnit
 from booking_core.errors import ValidationFailed
+from booking_core.money import CurrencyUnit
 from booking_core.pricing import demand_level, dynamic_price, quote, quote_exact
 from booking_core.timerange import TimeRange
 from tests.unit.builders import at, closure, resource, slot, span, weekly
@@ -19,6 +20,7 @@ from tests.unit.builders import at, closure, resource, slot, span, weekly
 MONDAY = dt.date(2026, 6, 1)
 ZERO = Decimal(0)
 ON = DynamicPricing(enabled=True)
+EUR = CurrencyUnit(code="EUR", exponent=2)
 
 money = st.decimals(min_value=Decimal("0.00"), max_value=Decimal("500.00"), places=2)
 demands = st.decimals(min_value=Decimal(0), max_value=Decimal(1), places=4)
@@ -86,7 +88,7 @@ def test_demand_level_counts_unavailable_periods_and_only_window_time() -> None:
 def test_quote_per_hour_across_two_slots() -> None:
     court = resource(*weekly(slot("08:00", "17:00"), slot("17:00", "22:00", price="30.00")))
 
-    price = quote(court, span(MONDAY, "16:00", "18:30"), participants=2, demand=ZERO)
+    price = quote(court, span(MONDAY, "16:00", "18:30"), participants=2, demand=ZERO, unit=EUR)
 
     assert price.total == Decimal("65.00")
     assert price.price_per_unit == Decimal("20.00")
@@ -96,7 +98,7 @@ def test_quote_per_hour_across_two_slots() -> None:
 def test_quote_per_person_hour() -> None:
     court = resource(*weekly(slot("08:00", "22:00", price="8.00", pricing_unit=PriceUnit.PERSON_HOUR)))
 
-    price = quote(court, span(MONDAY, "10:00", "11:30"), participants=3, demand=ZERO)
+    price = quote(court, span(MONDAY, "10:00", "11:30"), participants=3, demand=ZERO, unit=EUR)
 
     assert price.total == Decimal("36.00")
     assert price.pricing_unit is PriceUnit.PERSON_HOUR
@@ -110,7 +112,7 @@ def test_quote_per_booking_is_flat_and_charged_once() -> None:
         )
     )
 
-    price = quote(court, span(MONDAY, "11:00", "14:00"), participants=4, demand=ZERO)
+    price = quote(court, span(MONDAY, "11:00", "14:00"), participants=4, demand=ZERO, unit=EUR)
 
     assert (price.total, price.price_per_unit, price.pricing_unit) == (
         Decimal("50.00"),
@@ -126,7 +128,7 @@ def test_quote_per_booking_is_flat_and_charged_once() -> None:
 def test_a_slot_without_a_unit_of_its_own_is_charged_in_the_resources(unit: PriceUnit, total: str) -> None:
     court = resource(*weekly(slot("08:00", "22:00", price="25.00")), price_unit=unit)
 
-    price = quote(court, span(MONDAY, "10:00", "12:00"), participants=3, demand=ZERO)
+    price = quote(court, span(MONDAY, "10:00", "12:00"), participants=3, demand=ZERO, unit=EUR)
 
     assert (price.pricing_unit, price.total) == (unit, Decimal(total))
     # the slots of the resource say so themselves, as those loaded from a catalog file do
@@ -140,32 +142,41 @@ def test_a_slot_keeps_a_unit_of_its_own() -> None:
         price_unit=PriceUnit.BOOKING,
     )
 
-    assert quote(court, span(MONDAY, "10:00", "12:00"), participants=1, demand=ZERO).total == Decimal("50.00")
+    assert quote(
+        court, span(MONDAY, "10:00", "12:00"), participants=1, demand=ZERO, unit=EUR
+    ).total == Decimal("50.00")
 
 
 def test_quote_applies_dynamic_pricing_and_rounds_half_up() -> None:
     dynamic = resource(*weekly(slot("08:00", "22:00")), dynamic_pricing=ON)
     cheap = resource(*weekly(slot("08:00", "22:00", price="0.25")))
 
-    assert quote(dynamic, span(MONDAY, "10:00", "12:00"), participants=1, demand=Decimal(1)).total == Decimal(
-        "60.00"
-    )
-    assert quote(cheap, span(MONDAY, "10:00", "10:30"), participants=1, demand=ZERO).total == Decimal("0.13")
+    assert quote(
+        dynamic, span(MONDAY, "10:00", "12:00"), participants=1, demand=Decimal(1), unit=EUR
+    ).total == Decimal("60.00")
+    assert quote(
+        cheap, span(MONDAY, "10:00", "10:30"), participants=1, demand=ZERO, unit=EUR
+    ).total == Decimal("0.13")
 
 
 def test_quote_in_real_time_on_a_dst_day() -> None:
     court = resource(*weekly(slot("00:00", "00:00", price="10.00")))
 
-    assert quote(court, span(dt.date(2026, 3, 29), "01:00", "04:00"), participants=1, demand=ZERO).total == 20
+    assert (
+        quote(
+            court, span(dt.date(2026, 3, 29), "01:00", "04:00"), participants=1, demand=ZERO, unit=EUR
+        ).total
+        == 20
+    )
 
 
 def test_quote_outside_windows_is_refused() -> None:
     court = resource(*weekly(slot("08:00", "12:00"), slot("13:00", "18:00")))
 
     with pytest.raises(ValidationFailed, match="outside"):
-        quote(court, span(MONDAY, "11:00", "14:00"), participants=1, demand=ZERO)
+        quote(court, span(MONDAY, "11:00", "14:00"), participants=1, demand=ZERO, unit=EUR)
     with pytest.raises(ValidationFailed):
-        quote(court, span(MONDAY, "11:00", "11:00"), participants=1, demand=ZERO)
+        quote(court, span(MONDAY, "11:00", "11:00"), participants=1, demand=ZERO, unit=EUR)
 
 
 @given(
@@ -200,9 +211,9 @@ def test_quote_is_additive_when_a_booking_is_split(
         return quote_exact(court, TimeRange(start, end), participants=participants, demand=demand)
 
     assert exact(a, b) + exact(b, c) == exact(a, c)
-    whole = quote(court, TimeRange(a, c), participants=participants, demand=demand).total
+    whole = quote(court, TimeRange(a, c), participants=participants, demand=demand, unit=EUR).total
     parts = sum(
-        quote(court, TimeRange(x, y), participants=participants, demand=demand).total
+        quote(court, TimeRange(x, y), participants=participants, demand=demand, unit=EUR).total
         for x, y in ((a, b), (b, c))
     )
     assert abs(whole - parts) <= Decimal("0.01")

@@ -29,6 +29,7 @@ from booking_core.paging import Page
 from booking_core.payments import PaymentStatus
 from booking_core.usecases import auth, bookings, browse, clients, idempotency, operator, payments
 from booking_core.usecases.deps import Deps
+from entrypoints.bootstrap import charging_currencies
 
 BERLIN = Venue(id=1, slug="center", name="Center Court", timezone="Europe/Berlin", city="Berlin")
 NOW = datetime(2026, 6, 1, 6, 0, tzinfo=UTC)  # Monday 08:00 in Berlin
@@ -81,7 +82,14 @@ def gateway() -> SandboxPayments:
 
 @pytest.fixture
 def deps(store: InMemoryStore, clock: FixedClock, gateway: SandboxPayments) -> Deps:
-    return Deps(uow=store.uow, clock=clock, ids=SequentialIds(), passwords=PlainPasswords(), payments=gateway)
+    return Deps(
+        uow=store.uow,
+        clock=clock,
+        ids=SequentialIds(),
+        passwords=PlainPasswords(),
+        payments=gateway,
+        currencies=charging_currencies(),
+    )
 
 
 def user_actor(deps: Deps, email: str = "anna@example.com") -> Actor:

@@ -12,6 +12,7 @@ from booking_core.memory import FixedClock, InMemoryStore, PlainPasswords, Sandb
 from booking_core.usecases import bookings, browse
 from booking_core.usecases.deps import Deps
 from booking_core.viewcache import VersionedCache
+from entrypoints.bootstrap import charging_currencies
 from tests.unit.test_usecase_flow import NOW, at, book, court, user_actor
 
 T0 = datetime(2026, 6, 1, tzinfo=UTC)
@@ -85,6 +86,7 @@ def deps(store: InMemoryStore, clock: FixedClock) -> Deps:
         ids=SequentialIds(),
         passwords=PlainPasswords(),
         payments=SandboxPayments(),
+        currencies=charging_currencies(),
     )
 
 

@@ -12,14 +12,20 @@ import yaml
 from msgspec import inspect
 
 from adapters.catalog._errors import catalog_error
+from adapters.catalog._prices import check_prices
 from adapters.catalog._spec import CatalogError, CatalogSpec
 from adapters.catalog._types import decode_value
+from adapters.payments import stripe_currencies
+from booking_core.ports import Currencies
 
 FORMATS = {".yaml": "YAML", ".yml": "YAML", ".json": "JSON", ".toml": "TOML"}
 
 
-def read_catalog(path: Path) -> CatalogSpec:
-    """Parse and validate the catalog at ``path``; raise :class:`CatalogError` when it is unusable."""
+def read_catalog(path: Path, currencies: Currencies | None = None) -> CatalogSpec:
+    """Parse and validate the catalog at ``path``; raise :class:`CatalogError` when it is unusable.
+
+    ``currencies`` judges currency codes and prices (:func:`validate_catalog`).
+    """
     kind = FORMATS.get(path.suffix.lower())
     if kind is None:
         raise CatalogError(f"{path}: unknown catalog format {path.suffix!r}; use .yaml, .yml, .json or .toml")
@@ -29,7 +35,7 @@ def read_catalog(path: Path) -> CatalogSpec:
         raise CatalogError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise CatalogError(f"{path}: cannot read: {exc}") from None
-    return validate_catalog(parse_document(text, kind, str(path)))
+    return validate_catalog(parse_document(text, kind, str(path)), currencies)
 
 
 def parse_document(text: str, kind: str, name: str = "catalog") -> object:
@@ -53,22 +59,27 @@ def parse_document(text: str, kind: str, name: str = "catalog") -> object:
         raise CatalogError(f"{name}: invalid YAML{where}: {problem}") from None
 
 
-def validate_catalog(document: object) -> CatalogSpec:
+def validate_catalog(document: object, currencies: Currencies | None = None) -> CatalogSpec:
     """The checked catalog in a parsed ``document``; raise :class:`CatalogError` at the first bad key.
 
     Top-level keys starting with ``x-`` are ignored (a place for YAML anchors). An optional key given
     as null counts as absent, so a section whose entries are all commented out is simply empty.
+    Currencies must be ISO 4217 and prices chargeable exactly in them, as ``currencies`` says (by
+    default: Stripe's amounts, which the sandbox provider takes too). Prices are checked once every
+    key has its type, so a bad key anywhere is reported before a bad price.
     """
     if document is None:
         document = {}
     if isinstance(document, dict):
         document = {k: v for k, v in document.items() if not (isinstance(k, str) and k.startswith("x-"))}
     try:
-        return msgspec.convert(
+        spec = msgspec.convert(
             _without_nulls(document, inspect.type_info(CatalogSpec)), CatalogSpec, dec_hook=decode_value
         )
     except msgspec.ValidationError as error:
         raise catalog_error(error, CatalogSpec) from None
+    check_prices(spec, currencies or stripe_currencies())
+    return spec
 
 
 def _without_nulls(value: Any, type_: inspect.Type) -> Any:

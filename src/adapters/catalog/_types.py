@@ -110,7 +110,10 @@ class DecimalText(Decimal):
 
 
 class Money(DecimalText):
-    """An amount with cents, not negative."""
+    """An amount, not negative, with at most the four decimals of any ISO 4217 currency; the
+    resource's currency then decides how many it may have (``_prices``)."""
+
+    places = 4
 
 
 class Percent(DecimalText):

@@ -6,9 +6,9 @@ Two languages need a dozen names each; a locale library would bring the data of 
 from __future__ import annotations
 
 from datetime import datetime
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
-from booking_core.payments import from_minor_units, to_minor_units
+from adapters.currencies import iso_exponent
 
 _MONTHS = {
     "de": ("Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September",
@@ -38,9 +38,11 @@ def clock(moment: datetime) -> str:
 
 
 def money(amount: Decimal, currency: str, language: str) -> str:
-    """``20,00 €`` / ``€20.00``; grouping of thousands as each language writes it."""
-    # the currency's own number of decimals (none for JPY), as the provider charges it
-    number = f"{from_minor_units(to_minor_units(amount, currency), currency):,}"
+    """``20,00 €`` / ``€20.00``; grouping of thousands as each language writes it.
+
+    With the currency's own decimals from ISO 4217: none for JPY, three for KWD (``KWD 20.500``).
+    """
+    number = f"{amount.quantize(Decimal(1).scaleb(-iso_exponent(currency.upper())), ROUND_HALF_UP):,}"
     symbol = _SYMBOLS.get(currency.upper(), currency.upper())
     if language == "de":
         number = number.replace(",", "\0").replace(".", ",").replace("\0", ".")

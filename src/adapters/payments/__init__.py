@@ -2,5 +2,6 @@
 
 from adapters.payments.sandbox import SandboxGateway
 from adapters.payments.stripe import StripeGateway
+from adapters.payments.stripe_amounts import StripeAmounts, stripe_currencies
 
-__all__ = ["SandboxGateway", "StripeGateway"]
+__all__ = ["SandboxGateway", "StripeAmounts", "StripeGateway", "stripe_currencies"]

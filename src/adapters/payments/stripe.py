@@ -13,6 +13,7 @@ from typing import Any
 
 import stripe
 
+from adapters.payments.stripe_amounts import from_stripe, stripe_currencies, to_stripe
 from booking_core.errors import PaymentProviderError
 from booking_core.ports import ProviderIntent
 
@@ -28,6 +29,8 @@ class StripeGateway:
     """A :class:`~booking_core.ports.PaymentGateway` on Stripe's API.
 
     ``api_base`` replaces Stripe's address (tests point the real SDK at a local fake server).
+    Amounts cross the port in ISO 4217 minor units and are written as Stripe writes them
+    (:mod:`adapters.payments.stripe_amounts`).
     """
 
     provider_name = "stripe"
@@ -43,6 +46,7 @@ class StripeGateway:
     ) -> None:
         self.publishable_key = publishable_key
         self._retries = retries
+        self._currencies = stripe_currencies()
         self._client = stripe.StripeClient(
             secret_key,
             base_addresses={"api": api_base} if api_base else None,
@@ -65,7 +69,8 @@ class StripeGateway:
         metadata = {"booking_id": booking_id}
         if reference_code:
             metadata["reference_code"] = reference_code
-        params: dict[str, Any] = {"amount": amount_minor, "currency": currency.lower(), "metadata": metadata}
+        amount = to_stripe(amount_minor, self._currencies.unit(currency))
+        params: dict[str, Any] = {"amount": amount, "currency": currency.lower(), "metadata": metadata}
         if destination_account:
             params["transfer_data"] = {"destination": destination_account}
         with _provider_errors("create a payment intent"):
@@ -73,7 +78,7 @@ class StripeGateway:
                 params=params,  # type: ignore[arg-type]  # a TypedDict in the SDK, built up here
                 options={"idempotency_key": idempotency_key, "max_network_retries": self._retries},
             )
-        return _intent(intent)
+        return self._intent(intent)
 
     def retrieve_intent(self, intent_id: str) -> ProviderIntent:
         """The intent as the provider has it now."""
@@ -81,7 +86,7 @@ class StripeGateway:
             intent = self._client.v1.payment_intents.retrieve(
                 intent_id, options={"max_network_retries": self._retries}
             )
-        return _intent(intent)
+        return self._intent(intent)
 
     def refund(self, intent_id: str, *, idempotency_key: str) -> str:
         """Refund a succeeded intent in full; for a destination charge the transfer to the connected
@@ -100,15 +105,19 @@ class StripeGateway:
             )
         return str(refund.id)
 
-
-def _intent(intent: stripe.PaymentIntent) -> ProviderIntent:
-    return ProviderIntent(
-        id=intent.id,
-        client_secret=intent.client_secret or "",
-        amount_minor=intent.amount,
-        currency=intent.currency,
-        status=intent.status,
-    )
+    def _intent(self, intent: stripe.PaymentIntent) -> ProviderIntent:
+        minor = from_stripe(intent.amount, self._currencies.unit(intent.currency))
+        if minor is None:
+            raise PaymentProviderError(
+                f"Stripe reported intent {intent.id} of {intent.amount} {intent.currency}"
+            )
+        return ProviderIntent(
+            id=intent.id,
+            client_secret=intent.client_secret or "",
+            amount_minor=minor,
+            currency=intent.currency,
+            status=intent.status,
+        )
 
 
 class _provider_errors:  # noqa: N801 - used as a `with` statement, like contextlib's helpers

@@ -1,5 +1,6 @@
 """Ports: what the domain needs from storage, payment, mail, time and randomness."""
 
+from booking_core.ports.currencies import Currencies
 from booking_core.ports.idempotency import IdempotencyRecord, IdempotencyRecords
 from booking_core.ports.mail import Mailer, OutboxQueue
 from booking_core.ports.payouts import PayoutFiles
@@ -38,6 +39,7 @@ __all__ = [
     "Clients",
     "Clock",
     "Commissions",
+    "Currencies",
     "DataVersion",
     "IdGenerator",
     "IdempotencyRecord",

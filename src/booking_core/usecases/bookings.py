@@ -116,7 +116,8 @@ def create_booking(
             raise ValidationFailed("End time must be after start time.", field="end_datetime")
         opening = validate_request(resource, span, participant_count=cmd.participant_count, now=now)
         demand = current_demand(uow, resource, now) if resource.dynamic_pricing.enabled else Decimal(0)
-        price = quote(resource, span, participants=cmd.participant_count, demand=demand)
+        unit = deps.currencies.unit(resource.currency)
+        price = quote(resource, span, participants=cmd.participant_count, demand=demand, unit=unit)
         booking = Booking(
             id=deps.ids.new_id(),
             reference_code=deps.ids.reference_code(),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from booking_core.ports import Clock, IdGenerator, PasswordHasher, PaymentGateway, UnitOfWork
+from booking_core.ports import Clock, Currencies, IdGenerator, PasswordHasher, PaymentGateway, UnitOfWork
 from booking_core.viewcache import VersionedCache
 
 
@@ -19,6 +19,7 @@ class Deps:
     (browsing, availability, lists): a read replica. Never for a check a write depends on. None
     means ``reads``.
     ``views`` keeps computed results (availability) per process, checked against the data version.
+    ``currencies`` gives each currency's minor unit and the amounts the payment provider takes.
     """
 
     uow: Callable[[], UnitOfWork]
@@ -26,6 +27,7 @@ class Deps:
     ids: IdGenerator
     passwords: PasswordHasher
     payments: PaymentGateway
+    currencies: Currencies
     hold_minutes: int = 15
     reads: Callable[[], UnitOfWork] | None = None
     lagging_reads: Callable[[], UnitOfWork] | None = None

@@ -11,7 +11,7 @@ from datetime import datetime
 from booking_core.accounts import Actor
 from booking_core.booking import Booking
 from booking_core.lifecycle import Event, Outcome, decide, require_payable
-from booking_core.payments import Payment, PaymentStatus, intent_key, to_minor_units
+from booking_core.payments import Payment, PaymentStatus, intent_key
 from booking_core.ports import UnitOfWork
 from booking_core.usecases.bookings import expire_stale_holds, owned_booking
 from booking_core.usecases.changes import circumstances, store_change
@@ -118,7 +118,7 @@ def _still_open(deps: Deps, uow: UnitOfWork, earlier: Sequence[Payment], booking
 def _open(deps: Deps, uow: UnitOfWork, booking: Booking, attempt: int, account: str | None) -> Payment:
     now = deps.clock.now()
     intent = deps.payments.create_intent(
-        amount_minor=to_minor_units(booking.total_price, booking.currency),
+        amount_minor=deps.currencies.unit(booking.currency).to_minor(booking.total_price),
         currency=booking.currency,
         booking_id=booking.id,
         idempotency_key=intent_key(booking.id, attempt, now),
@@ -153,7 +153,7 @@ def apply_payment_event(deps: Deps, event: PaymentEvent) -> EventResult:
     now = deps.clock.now()
     with deps.uow() as uow:
         payment = uow.payments.by_intent(event.payment_intent_id) if event.payment_intent_id else None
-        problem = _mismatch(uow, event, payment)
+        problem = _mismatch(deps, uow, event, payment)
         if problem is not None:
             log.error("payment event %s refused: %s", event.id, problem)
             return EventResult(delivery=Delivery.MISMATCH)
@@ -178,7 +178,7 @@ def apply_payment_event(deps: Deps, event: PaymentEvent) -> EventResult:
     return EventResult(delivery=delivery, outcomes=change.outcomes)
 
 
-def _mismatch(uow: UnitOfWork, event: PaymentEvent, payment: Payment | None) -> str | None:
+def _mismatch(deps: Deps, uow: UnitOfWork, event: PaymentEvent, payment: Payment | None) -> str | None:
     """Why ``event`` is not about ``payment`` (the payment its intent id names), if it is not."""
     if payment is None:
         named = uow.bookings.get(event.booking_id) if event.booking_id else None
@@ -188,8 +188,9 @@ def _mismatch(uow: UnitOfWork, event: PaymentEvent, payment: Payment | None) -> 
     if event.booking_id is not None and event.booking_id != payment.booking_id:
         owner = payment.booking_id
         return f"intent {payment.payment_intent_id} belongs to booking {owner}, not {event.booking_id}"
-    if not payment.matches(amount_minor=event.amount_minor, currency=event.currency):
-        expected = f"{to_minor_units(payment.amount, payment.currency)} {payment.currency}"
+    unit = deps.currencies.unit(payment.currency)
+    if not payment.matches(amount_minor=event.amount_minor, currency=event.currency, unit=unit):
+        expected = f"{unit.to_minor(payment.amount)} {payment.currency}"
         reported = f"{event.amount_minor} {event.currency}"
         return f"{reported} reported for intent {payment.payment_intent_id} of {expected}"
     return None

@@ -32,11 +32,16 @@ class PaymentRow(Base):
 
 
 class ProcessedEventRow(Base):
-    """Inbound provider events already handled, so a redelivery changes nothing."""
+    """Inbound provider events already handled, so a redelivery changes nothing.
+
+    Keyed by the SHA-256 of the event id (``event_key``): ids may be of any length, and an index
+    entry may not (migration 0012).
+    """
 
     __tablename__ = "processed_events"
 
-    event_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    event_key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    event_id: Mapped[str] = mapped_column(Text)
     processed_at: Mapped[datetime] = mapped_column(UtcDateTime)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -96,10 +97,11 @@ class SqlaPayments:
         # transaction and then inserts nothing, instead of failing with a unique violation.
         dialect = self._session.get_bind().dialect.name
         insert: Any = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        key = hashlib.sha256(event_id.encode()).hexdigest()  # an id of any length, a key of 64
         stmt = (
             insert(ProcessedEventRow.__table__)
-            .values(event_id=event_id, processed_at=processed_at)
-            .on_conflict_do_nothing(index_elements=["event_id"])
-            .returning(ProcessedEventRow.__table__.c.event_id)
+            .values(event_key=key, event_id=event_id, processed_at=processed_at)
+            .on_conflict_do_nothing(index_elements=["event_key"])
+            .returning(ProcessedEventRow.__table__.c.event_key)
         )
         return self._session.execute(stmt).first() is not None

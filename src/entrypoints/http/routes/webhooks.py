@@ -29,7 +29,10 @@ from litestar.di import NamedDependency
 from litestar.params import HeaderParameter
 from prometheus_client import Counter
 
+from adapters.payments.stripe_amounts import from_stripe
 from booking_core.errors import BadRequest
+from booking_core.money import UnknownCurrency
+from booking_core.ports import Currencies
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.payments import EVENT_TYPES, Delivery, PaymentEvent, apply_payment_event
 from entrypoints.http.openapi import WEBHOOK_ANSWERS
@@ -102,8 +105,11 @@ class _Event(msgspec.Struct):
     data: dict[str, Any]
 
 
-def parse_event(payload: bytes) -> PaymentEvent | None:
-    """The domain's view of a provider event; None for event types the service ignores."""
+def parse_event(payload: bytes, currencies: Currencies) -> PaymentEvent | None:
+    """The domain's view of a provider event; None for event types the service ignores.
+
+    Stripe writes ``amount`` in its own unit of the currency; the domain gets ISO 4217 minor units.
+    """
     try:
         event = msgspec.json.decode(payload, type=_Event)
     except msgspec.DecodeError:
@@ -116,18 +122,28 @@ def parse_event(payload: bytes) -> PaymentEvent | None:
     metadata = _object(obj.get("metadata"))
     intent_id = obj.get("payment_intent") if event.type == "charge.refunded" else obj.get("id")
     error = _object(obj.get("last_payment_error"))
-    amount = obj.get("amount")
+    currency = str(obj["currency"]) if obj.get("currency") else None
     return PaymentEvent(
         id=event.id,
         type=event.type,
         payment_intent_id=str(intent_id or ""),
         booking_id=str(metadata["booking_id"]) if metadata.get("booking_id") else None,
-        amount_minor=amount if isinstance(amount, int) and not isinstance(amount, bool) else None,
-        currency=str(obj["currency"]) if obj.get("currency") else None,
+        amount_minor=_amount_minor(obj.get("amount"), currency, currencies),
+        currency=currency,
         failure_message=str(error.get("message") or ""),
         # a charge refunded in part says "refunded": false (and the amount refunded so far)
         partial_refund=event.type == "charge.refunded" and obj.get("refunded") is False,
     )
+
+
+def _amount_minor(amount: object, currency: str | None, currencies: Currencies) -> int | None:
+    """Stripe's ``amount`` in ISO minor units; None when there is none (the event then mismatches)."""
+    if not isinstance(amount, int) or isinstance(amount, bool) or currency is None:
+        return None
+    try:
+        return from_stripe(amount, currencies.unit(currency))
+    except UnknownCurrency:
+        return None
 
 
 def _object(value: object) -> dict[str, Any]:
@@ -137,7 +153,7 @@ def _object(value: object) -> dict[str, Any]:
 def handle_event(deps: NamedDependency[Deps], payload: bytes, signature: str | None, secret: str) -> None:
     """Verify, parse and apply one delivery, and count what became of it."""
     verify(payload, signature, secret, deps.clock.now(), provider=deps.payments.provider_name)
-    event = parse_event(payload)
+    event = parse_event(payload, deps.currencies)
     if event is None:
         return
     result = apply_payment_event(deps, event)
