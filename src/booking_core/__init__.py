@@ -49,6 +49,7 @@ from booking_core.errors import (
     ValidationFailed,
 )
 from booking_core.iban import parse_bic, parse_iban
+from booking_core.money import CurrencyUnit, UnknownCurrency
 from booking_core.payout import HeldBack, PayoutBatch, PayoutPlan, PayoutStatus, Transfer, plan_payout
 from booking_core.pricing import Quote, demand_level, dynamic_price, quote
 from booking_core.rules import (
@@ -75,6 +76,7 @@ __all__ = [
     "Client",
     "Commission",
     "CommissionStatus",
+    "CurrencyUnit",
     "DomainError",
     "DynamicPricing",
     "Forbidden",
@@ -98,6 +100,7 @@ __all__ = [
     "TimeSlot",
     "Transfer",
     "UnavailablePeriod",
+    "UnknownCurrency",
     "User",
     "ValidationFailed",
     "Venue",

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 from booking_core.errors import PaymentProviderError
+from booking_core.money import CurrencyUnit, UnknownCurrency
 from booking_core.ports import ProviderIntent
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
@@ -133,3 +134,22 @@ class SandboxPayments:
             self.refunds.append(intent_id)
             self._refund_ids[idempotency_key] = f"re_sandbox_{len(self.refunds):06d}"
         return self._refund_ids[idempotency_key]
+
+
+class FixedCurrencies:
+    """A :class:`~booking_core.ports.Currencies` holding the units it is given (EUR alone by default).
+
+    The service reads ISO 4217 through an adapter; an embedding service or a test names the few
+    currencies it uses.
+    """
+
+    def __init__(self, *units: CurrencyUnit) -> None:
+        given = units or (CurrencyUnit(code="EUR", exponent=2),)
+        self._units = {unit.code: unit for unit in given}
+
+    def unit(self, code: str) -> CurrencyUnit:
+        """The unit given for ``code``; raises UnknownCurrency for any other."""
+        found = self._units.get(code.upper())
+        if found is None:
+            raise UnknownCurrency(f"{code}: not one of this store's currencies")
+        return found
