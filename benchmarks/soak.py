@@ -355,6 +355,7 @@ def main() -> int:
             "BOOKING_PORT": str(port),
             "BOOKING_WORKERS": "2",
             "BOOKING_RATE_LIMIT_PER_MINUTE": "0",
+            "BOOKING_MAX_UNPAID_PER_USER": "1000000",  # one user books in every lane at once
             "BOOKING_PAYMENT_PROVIDER": "sandbox",
             "BOOKING_STRIPE_WEBHOOK_SECRET": WEBHOOK_SECRET,
             "BOOKING_MAIL_BACKEND": "file",

@@ -33,6 +33,13 @@ class SlotUnavailable(ValidationFailed):
         super().__init__(message)
 
 
+class TooManyUnpaid(ValidationFailed):
+    """The user holds as many unpaid bookings as one may (``Deps.max_unpaid_per_user``)."""
+
+    def __init__(self) -> None:
+        super().__init__("Too many unpaid bookings: pay or cancel one first.")
+
+
 class BadRequest(DomainError):
     """A request the service refuses with a plain ``{"error": ...}`` message."""
 

@@ -39,11 +39,12 @@ def _round_half_up(amount: Fraction, places: int) -> Decimal:
 
 
 def demand_level(resource: Resource, *, blocking: Sequence[TimeRange], now: dt.datetime) -> Decimal:
-    """Share of bookable window time in ``[now, now + 7 days)`` that is already blocked.
+    """Share of bookable window time in ``[now, now + 7 days)`` that is already taken.
 
     Args:
         resource: The resource whose windows are measured.
-        blocking: Ranges of bookings that block time; unavailable periods are added here.
+        blocking: Ranges of the ``confirmed`` and ``paid`` bookings: unpaid holds are left out by
+            the caller, so that holding time cannot move prices. Unavailable periods are added here.
         now: The current instant.
 
     Returns:

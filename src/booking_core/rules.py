@@ -131,3 +131,25 @@ def validate_against_bookings(
         raise SlotUnavailable()
     free = next(block for block in subtract([opening], blocked) if block.contains(span))
     _refuse(BookingRules.of(resource).gap_refusal(free, span))
+
+
+def accepts_late_payment(resource: Resource, span: TimeRange, blocking: Sequence[TimeRange]) -> bool:
+    """Whether a booking whose hold lapsed before its payment arrived may still have its ``span`` now.
+
+    Asked of the rules about the time as it is now: 6 (inside the bookable windows, which the
+    catalog may have changed meanwhile), 7 (no blocking booking, no unavailable period) and 8 (the
+    gap rule), with ``blocking`` the other bookings that block time now, as read under the
+    resource's lock. Not asked again are the rules about the request itself, which the booking met
+    when it was made: alignment, duration, participants, and the lead time, which the customer
+    started paying within; a booking whose start has passed is refunded by the state machine
+    (``Fact.TIME_FREE``) before this is asked.
+    """
+    windows = _windows_around(resource, BookingRules.of(resource), span)
+    opening = next((block for block in merge(w.range for w in windows) if block.contains(span)), None)
+    if opening is None:
+        return False
+    try:
+        validate_against_bookings(resource, span, opening, blocking)
+    except ValidationFailed:  # SlotUnavailable is one too
+        return False
+    return True

@@ -108,6 +108,7 @@ def bootstrap(settings: Settings) -> Services:
         payments=gateway,
         currencies=charging_currencies(),
         hold_minutes=settings.pending_hold_minutes,
+        max_unpaid_per_user=settings.max_unpaid_per_user,
     )
     return Services(
         settings=settings, engine=engine, deps=deps, mailer=mailer(settings), replica_engine=replica

@@ -52,6 +52,7 @@ class Settings:
     smtp_starttls: bool = False
     mail_from: str = "bookings@localhost"
     pending_hold_minutes: int = 15
+    max_unpaid_per_user: int = 5
     rate_limit_per_minute: int = 600
     login_rate_limit_per_minute: int = 10
     inprocess_worker: bool = True
@@ -96,6 +97,9 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         mail_from=env.get("BOOKING_MAIL_FROM", d.mail_from, _email),
         pending_hold_minutes=env.get(
             "BOOKING_PENDING_HOLD_MINUTES", d.pending_hold_minutes, _int_range(1, 7 * 24 * 60)
+        ),
+        max_unpaid_per_user=env.get(
+            "BOOKING_MAX_UNPAID_PER_USER", d.max_unpaid_per_user, _int_range(1, 1_000_000)
         ),
         rate_limit_per_minute=env.get(
             "BOOKING_RATE_LIMIT_PER_MINUTE", d.rate_limit_per_minute, _int_range(0, 10**9)

@@ -218,3 +218,47 @@ def test_a_late_payment_expires_the_lapsed_hold_in_its_way_and_books_its_time(ap
     assert detail(app, first["id"])["status"] == "paid"
     assert detail(app, second["id"], BEN)["status"] == "cancelled"
     assert_consistent(read(app.services.settings.database_url))
+
+
+EARLY = ("2026-06-02T08:00:00+02:00", "2026-06-02T09:00:00+02:00")
+
+
+def _lapsed_hold_then_neighbour(app: Api, neighbour: tuple[str, str]) -> tuple[str, str]:
+    """Anna's hold of 08:00-09:00 with an open intent lapses; Ben books ``neighbour`` meanwhile."""
+    lapsed = book(app, ANNA, "Court 1", *EARLY)
+    pi = intent(app, lapsed["id"]).json()["payment_intent_id"]
+    app.clock.advance(minutes=16)
+    book(app, BEN, "Court 1", *neighbour)
+    return lapsed["id"], pi
+
+
+def test_a_late_payment_whose_time_would_now_leave_a_forbidden_gap_is_refunded(
+    app: Api, provider: SandboxPayments
+) -> None:
+    # Ben's 09:30-10:30 would leave 09:00-09:30: shorter than Court 1's minimum booking of 60 minutes
+    booking_id, pi = _lapsed_hold_then_neighbour(
+        app, ("2026-06-02T09:30:00+02:00", "2026-06-02T10:30:00+02:00")
+    )
+    fresh = book(app, BEN, "Court 1", *EARLY, expect=400)  # a new booking of that time is refused ...
+    assert fresh == {
+        "non_field_errors": ["This booking would leave a 30-minute gap; the minimum booking is 60 minutes."]
+    }
+    event(app, "payment_intent.succeeded", booking_id, pi)  # ... and so is the late payment: 200
+    shown = detail(app, booking_id)
+    assert (shown["status"], shown["payment"]["status"]) == ("cancelled", "refund_pending")
+    assert (provider.refund_calls, provider.refunds) == (1, [pi])
+    assert_consistent(read(app.services.settings.database_url))
+
+
+def test_a_late_payment_whose_time_leaves_no_forbidden_gap_is_booked(
+    app: Api, provider: SandboxPayments
+) -> None:
+    # Ben's 10:00-11:00 leaves 09:00-10:00: a whole minimum booking
+    booking_id, pi = _lapsed_hold_then_neighbour(
+        app, ("2026-06-02T10:00:00+02:00", "2026-06-02T11:00:00+02:00")
+    )
+    event(app, "payment_intent.succeeded", booking_id, pi)
+    shown = detail(app, booking_id)
+    assert (shown["status"], shown["payment"]["status"]) == ("paid", "succeeded")
+    assert provider.refund_calls == 0
+    assert_consistent(read(app.services.settings.database_url))

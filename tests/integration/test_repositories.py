@@ -313,6 +313,49 @@ def test_blocking_counts_live_bookings_and_unexpired_holds(world: Backend) -> No
     assert blocking("00:00", "23:00", resource_id=2) == _ids([other_resource])
 
 
+def test_live_spans_are_the_confirmed_and_paid_bookings_only(world: Backend) -> None:
+    confirmed = _booking("09:00", "10:00")
+    paid = _booking("12:00", "13:00", status=BookingStatus.PAID)
+    held = _booking("10:00", "11:00", status=BookingStatus.PENDING, hold_expires_at=NOW + timedelta(hours=1))
+    open_hold = _booking("11:00", "12:00", status=BookingStatus.PENDING, hold_expires_at=None)
+    cancelled = _booking("13:00", "14:00", status=BookingStatus.CANCELLED, cancelled_at=NOW)
+    completed = _booking("14:00", "15:00", status=BookingStatus.COMPLETED)
+    other_resource = _booking("09:00", "10:00", resource_id=2)
+    _add(world, paid, confirmed, held, open_hold, cancelled, completed, other_resource)
+
+    with world.uow() as uow:
+        found = uow.bookings.live_spans(1, TimeRange(_at("09:30"), _at("23:00")))
+
+    assert found == [confirmed.span, paid.span]  # by start; touching or outside spans are left out
+
+
+def test_unpaid_holds_count_a_users_pending_bookings_that_still_hold_time(world: Backend) -> None:
+    live = _booking(
+        "09:00", "10:00", status=BookingStatus.PENDING, hold_expires_at=NOW + timedelta(seconds=1)
+    )
+    through_client = _booking(
+        "10:00", "11:00", resource_id=2, client_id=1, status=BookingStatus.PENDING, hold_expires_at=None
+    )
+    lapsed = _booking("11:00", "12:00", status=BookingStatus.PENDING, hold_expires_at=NOW)
+    paid = _booking("12:00", "13:00", status=BookingStatus.PAID)
+    cancelled = _booking("13:00", "14:00", status=BookingStatus.CANCELLED, cancelled_at=NOW)
+    others = _booking(
+        "14:00",
+        "15:00",
+        user_id=OTHER_USER_ID,
+        status=BookingStatus.PENDING,
+        hold_expires_at=NOW + timedelta(1),
+    )
+    _add(world, live, through_client, lapsed, paid, cancelled, others)
+
+    with world.uow() as uow:
+        uow.users.lock(USER_ID)  # held until the unit of work ends; a lock of an unknown user is harmless
+        uow.users.lock("00000000-0000-4000-8000-00000000dead")
+        counts = [uow.bookings.unpaid_holds(u, NOW) for u in (USER_ID, OTHER_USER_ID, "nobody")]
+
+    assert counts == [2, 1, 0]
+
+
 def test_expired_holds_and_ended(world: Backend) -> None:
     due = _booking("09:00", "10:00", status=BookingStatus.PENDING, hold_expires_at=NOW)
     overdue = _booking(

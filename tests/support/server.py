@@ -45,7 +45,8 @@ def prepared(
 ) -> dict[str, str]:
     """Migrate ``url`` and load ``catalog``; the environment for ``booking serve`` on a free port.
 
-    The rate limit is off and holds last 600 minutes unless ``env`` says otherwise.
+    The rate limit is off, holds last 600 minutes and one user may hold any number of unpaid
+    bookings, unless ``env`` says otherwise.
     """
     environment = {
         **os.environ,
@@ -54,6 +55,8 @@ def prepared(
         "BOOKING_WORKERS": str(workers),
         "BOOKING_RATE_LIMIT_PER_MINUTE": "0",
         "BOOKING_PENDING_HOLD_MINUTES": "600",
+        # the cases hold many unpaid bookings of one user at once, as a crowd of users would
+        "BOOKING_MAX_UNPAID_PER_USER": "1000000",
         "BOOKING_MAIL_DIR": str(tmp / "mail"),
         **(env or {}),
     }
@@ -88,7 +91,8 @@ def serving(
 ) -> Iterator[str]:
     """Migrate ``url``, load ``catalog``, run ``booking serve`` with ``workers`` processes; yield its URL.
 
-    The rate limit is off and holds last 600 minutes unless ``env`` says otherwise.
+    The rate limit is off, holds last 600 minutes and one user may hold any number of unpaid
+    bookings, unless ``env`` says otherwise.
     """
     with running(prepared(url, catalog, tmp, workers=workers, env=env)) as server:
         yield server.base

@@ -26,6 +26,7 @@ def test_defaults_match_the_contract() -> None:
     assert settings.smtp_password is None
     assert settings.mail_from == "bookings@localhost"
     assert settings.pending_hold_minutes == 15
+    assert settings.max_unpaid_per_user == 5
     assert settings.rate_limit_per_minute == 600
     assert settings.inprocess_worker is True
     assert (settings.database_replica_url, settings.redis_url, settings.redis_namespace) == (
@@ -56,6 +57,7 @@ def test_every_variable_is_read() -> None:
             "BOOKING_SMTP_STARTTLS": "yes",
             "BOOKING_MAIL_FROM": "bookings@example.com",
             "BOOKING_PENDING_HOLD_MINUTES": "30",
+            "BOOKING_MAX_UNPAID_PER_USER": "2",
             "BOOKING_RATE_LIMIT_PER_MINUTE": "0",
             "BOOKING_LOGIN_RATE_LIMIT_PER_MINUTE": "5",
             "BOOKING_INPROCESS_WORKER": "false",
@@ -85,6 +87,7 @@ def test_every_variable_is_read() -> None:
         smtp_starttls=True,
         mail_from="bookings@example.com",
         pending_hold_minutes=30,
+        max_unpaid_per_user=2,
         rate_limit_per_minute=0,
         login_rate_limit_per_minute=5,
         inprocess_worker=False,
@@ -149,6 +152,8 @@ def test_a_malformed_env_file_line_is_one_line_naming_the_file(tmp_path: Path) -
         ("BOOKING_SMTP_STARTTLS", "maybe", "must be true or false"),
         ("BOOKING_MAIL_FROM", "nobody", "must be an email address"),
         ("BOOKING_PENDING_HOLD_MINUTES", "0", "must be an integer from 1 to 10080"),
+        ("BOOKING_MAX_UNPAID_PER_USER", "0", "must be an integer from 1 to 1000000"),
+        ("BOOKING_MAX_UNPAID_PER_USER", "five", "must be an integer from 1 to 1000000"),
         ("BOOKING_RATE_LIMIT_PER_MINUTE", "-5", "must be an integer from 0 to 1000000000"),
         ("BOOKING_LOGIN_RATE_LIMIT_PER_MINUTE", "ten", "must be an integer from 0 to 1000000000"),
         ("BOOKING_INPROCESS_WORKER", "2", "must be true or false"),

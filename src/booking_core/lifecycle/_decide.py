@@ -23,9 +23,10 @@ def _always_free() -> bool:
 class Circumstances:
     """The facts of the moment an event is decided in.
 
-    ``time_free`` tells whether any other booking or closure takes the booking's time; it is asked
-    only when a payment reaches a lapsed hold whose start is still ahead (the caller holds the
-    resource's lock then, so the answer stands until the decision is stored).
+    ``time_free`` tells whether the booking rules still accept the booking's time: no other booking
+    or closure takes it, and the gap rule allows what it leaves around it. It is asked only when a
+    payment reaches a lapsed hold whose start is still ahead (the caller holds the resource's lock
+    then, so the answer stands until the decision is stored).
     """
 
     now: datetime

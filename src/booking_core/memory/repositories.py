@@ -110,6 +110,23 @@ class MemoryBookings:
         )
         return [_slot(b) for b in sorted(blocking, key=lambda b: (b.start, b.id))]
 
+    def live_spans(self, resource_id: int, span: TimeRange) -> builtins.list[TimeRange]:
+        live = {BookingStatus.CONFIRMED, BookingStatus.PAID}
+        found = (
+            b.span
+            for b in self._rows.values()
+            if b.resource_id == resource_id and b.status in live and b.span.overlaps(span)
+        )
+        return sorted(found, key=lambda r: r.start)
+
+    def unpaid_holds(self, user_id: str, now: datetime) -> int:
+        pending = BookingStatus.PENDING
+        return sum(
+            1
+            for b in self._rows.values()
+            if b.user_id == user_id and b.status is pending and b.blocks_time(now)
+        )
+
     def booking_check(self, resource_id: int, span: TimeRange, now: datetime) -> BookingCheck:
         return BookingCheck(
             blocked=self.blocked_slots(resource_id, span, now),
@@ -165,6 +182,9 @@ class MemoryUsers:
 
     def add(self, user: User) -> None:
         self._rows[user.id] = user
+
+    def lock(self, user_id: str) -> None:
+        """Nothing to do: the store's lock serializes whole transactions."""
 
 
 class MemoryTokens:

@@ -133,6 +133,17 @@ class Bookings(Protocol):
     def blocked_slots(self, resource_id: int, span: TimeRange, now: datetime) -> builtins.list[BookedSlot]:
         """Id and time of the resource's bookings overlapping ``span`` that block time at ``now``."""
 
+    def live_spans(self, resource_id: int, span: TimeRange) -> builtins.list[TimeRange]:
+        """The time of the resource's ``confirmed`` and ``paid`` bookings overlapping ``span``, by start:
+        what the demand level counts (unpaid holds do not)."""
+
+    def unpaid_holds(self, user_id: str, now: datetime) -> int:
+        """How many of the user's bookings (direct or through any client) are pending with a live
+        hold at ``now``: what the limit of unpaid bookings counts. A pending booking without a hold
+        counts too, as it blocks its time like one whose hold lasts. (Series do not exist yet; once
+        they do, a series' pending occurrences count as one.)
+        """
+
     def booking_check(self, resource_id: int, span: TimeRange, now: datetime) -> BookingCheck:
         """In one read, what creating a booking in ``span`` needs: ``blocked_slots`` of ``span``, and
         the ids of the pending bookings overlapping it whose hold lapsed at or before ``now``. Those
@@ -163,6 +174,11 @@ class Users(Protocol):
 
     def add(self, user: User) -> None:
         """Store a new user."""
+
+    def lock(self, user_id: str) -> None:
+        """Hold an exclusive lock on the user until the unit of work ends, so that the user's
+        bookings are counted and added one request after another (the limit of unpaid bookings).
+        The lock order is user, then resource, then booking."""
 
 
 class Tokens(Protocol):

@@ -10,7 +10,14 @@ from decimal import Decimal
 from booking_core.accounts import Actor
 from booking_core.booking import Booking, CancellationReason
 from booking_core.catalog import Resource
-from booking_core.errors import BadRequest, InvalidTransition, NotFound, PermissionDenied, ValidationFailed
+from booking_core.errors import (
+    BadRequest,
+    InvalidTransition,
+    NotFound,
+    PermissionDenied,
+    TooManyUnpaid,
+    ValidationFailed,
+)
 from booking_core.lifecycle import CancelRequest, Circumstances, Event, Outcome, decide
 from booking_core.paging import Page, Paged, fetch_page
 from booking_core.ports import BookingQuery, UnitOfWork
@@ -81,6 +88,26 @@ def expire_stale_holds(
     return expired
 
 
+def refuse_beyond_unpaid_limit(uow: UnitOfWork, user_id: str, now: datetime, limit: int) -> None:
+    """Refuse a new pending booking for a user who holds ``limit`` unpaid bookings already.
+
+    Counted are the user's pending bookings whose hold is live at ``now``, made directly or through
+    any client; one that is paid, cancelled or lapses frees its place. Every path that makes a
+    pending booking asks this, in the unit of work that stores it.
+
+    Concurrent requests of one user are counted one after another: the user is locked before the
+    count (the first lock of a booking's unit of work: user, then resource, then booking) and stays
+    locked until the new booking is committed or abandoned, so the limit holds whatever the number
+    of requests or server processes. A hold lapsing meanwhile can only lower the count.
+
+    Raises:
+        TooManyUnpaid: the user is at the limit.
+    """
+    uow.users.lock(user_id)
+    if uow.bookings.unpaid_holds(user_id, now) >= limit:
+        raise TooManyUnpaid()
+
+
 @retried
 def create_booking(
     deps: Deps,
@@ -92,7 +119,8 @@ def create_booking(
     """Validate and store a pending booking that holds its slot for ``deps.hold_minutes``.
 
     ``caller`` is the actor, or a token to authenticate first, in this transaction (one statement
-    instead of a unit of work of its own). Two bookings of one resource whose times overlap never
+    instead of a unit of work of its own). A user at the limit of unpaid bookings is refused
+    (:func:`refuse_beyond_unpaid_limit`). Two bookings of one resource whose times overlap never
     both commit: the check below and, behind it, the storage's overlap constraint. Only the gap rule
     reads the bookings *next to* this one, so only where it is on are concurrent requests for the
     resource checked one after another (see :func:`serializes_bookings`). ``record`` runs in the
@@ -106,6 +134,7 @@ def create_booking(
             raise BadRequest("user identification required")
         rid = resolve_resource_id(uow, cmd.resource_id, cmd.resource_external_id, actor.client_id)
         resource = load_available(uow, rid)
+        refuse_beyond_unpaid_limit(uow, actor.user_id, now, deps.max_unpaid_per_user)
         if serializes_bookings(resource):
             # locked before the bookings are read, so that what is read below is what the check
             # stands on; read again, as the catalog may have changed before the lock

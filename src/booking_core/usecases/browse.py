@@ -89,9 +89,12 @@ def load_available(uow: UnitOfWork, resource_id: int) -> Resource:
 
 
 def current_demand(uow: UnitOfWork, resource: Resource, now: datetime) -> Decimal:
-    """Share of the next seven days' bookable time that is blocked already."""
-    upcoming = uow.bookings.blocked_slots(resource.id, TimeRange(now, now + DEMAND_WINDOW), now)
-    return demand_level(resource, blocking=[b.span for b in upcoming], now=now)
+    """Share of the next seven days' bookable time taken by confirmed and paid bookings (and closures).
+
+    Unpaid holds do not count, so holding time without paying cannot move prices.
+    """
+    taken = uow.bookings.live_spans(resource.id, TimeRange(now, now + DEMAND_WINDOW))
+    return demand_level(resource, blocking=taken, now=now)
 
 
 def list_resources(deps: Deps, query: ResourceQuery, *, page: Page | None = None) -> Paged[Resource]:

@@ -18,6 +18,7 @@ class Deps:
     ``lagging_reads`` opens one for read-only work that may see the latest writes a moment late
     (browsing, availability, lists): a read replica. Never for a check a write depends on. None
     means ``reads``.
+    ``max_unpaid_per_user``: pending bookings with a live hold one user may have at once.
     ``views`` keeps computed results (availability) per process, checked against the data version.
     ``currencies`` gives each currency's minor unit and the amounts the payment provider takes.
     """
@@ -29,6 +30,7 @@ class Deps:
     payments: PaymentGateway
     currencies: Currencies
     hold_minutes: int = 15
+    max_unpaid_per_user: int = 5
     reads: Callable[[], UnitOfWork] | None = None
     lagging_reads: Callable[[], UnitOfWork] | None = None
     views: VersionedCache = field(default_factory=VersionedCache)

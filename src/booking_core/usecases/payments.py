@@ -13,7 +13,8 @@ from booking_core.booking import Booking
 from booking_core.lifecycle import Event, Outcome, decide, require_payable
 from booking_core.payments import Payment, PaymentStatus, intent_key
 from booking_core.ports import UnitOfWork
-from booking_core.usecases.bookings import expire_stale_holds, owned_booking
+from booking_core.rules import accepts_late_payment
+from booking_core.usecases.bookings import checked_span, expire_stale_holds, owned_booking
 from booking_core.usecases.changes import circumstances, store_change
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.refunds import send_refunds
@@ -197,15 +198,24 @@ def _mismatch(deps: Deps, uow: UnitOfWork, event: PaymentEvent, payment: Payment
 
 
 def _time_free(uow: UnitOfWork, booking: Booking, now: datetime) -> Callable[[], bool]:
+    """Whether the booking rules still accept ``booking``'s time now, for a payment that reached it
+    after its hold lapsed (:func:`booking_core.rules.accepts_late_payment`: overlap, closures,
+    opening hours and the gap rule, not the lead time).
+
+    The caller holds the resource's lock (``lock_for_change(..., resource_first=True)``), the lock
+    a booking of a resource with the gap rule takes before it reads its neighbours, so no booking
+    next to this one can be stored between this check and the commit; overlap is guarded by the
+    storage's constraint as for every booking.
+    """
+
     def free() -> bool:
         resource = uow.resources.get(booking.resource_id)
         if resource is None or not (resource.is_active and resource.is_bookable):
             return False
-        if any(p.start < booking.end and booking.start < p.end for p in resource.unavailable_periods):
-            return False
         # lapsed holds no longer block, but the storage's overlap guard counts them until expired
         expire_stale_holds(uow, now, booking.resource_id, keep=booking.id)
-        others = uow.bookings.blocked_slots(booking.resource_id, booking.span, now)
-        return all(slot.booking_id == booking.id for slot in others)
+        near = uow.bookings.blocked_slots(booking.resource_id, checked_span(resource, booking.span), now)
+        others = [slot.span for slot in near if slot.booking_id != booking.id]
+        return accepts_late_payment(resource, booking.span, others)
 
     return free

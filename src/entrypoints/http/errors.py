@@ -36,6 +36,7 @@ from booking_core.errors import (
     PermissionDenied,
     SlotUnavailable,
     StorageUnavailable,
+    TooManyUnpaid,
     ValidationFailed,
 )
 from entrypoints.http.auth import (
@@ -68,7 +69,7 @@ def _domain(request: Request[Any, Any, Any], exc: DomainError) -> tuple[int, Bod
             return 404, {"error": exc.message}
         case NotFound():
             return 404, {"detail": NOT_FOUND}
-        case SlotUnavailable() if is_client_request(request):
+        case SlotUnavailable() | TooManyUnpaid() if is_client_request(request):
             return 400, {"error": exc.message}
         case ValidationFailed():
             return 400, {k: list(v) for k, v in exc.errors.items()}

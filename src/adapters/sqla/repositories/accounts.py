@@ -79,6 +79,12 @@ class SqlaUsers:
         self._session.add(user_from_domain(user))
         self._session.flush()
 
+    def lock(self, user_id: str) -> None:
+        # SQLite: every write transaction began with BEGIN IMMEDIATE, which excludes other writers.
+        if self._session.get_bind().dialect.name == "sqlite":
+            return
+        self._session.connection().execute(_LOCK_USER, {"user_id": user_id})
+
 
 @translate_errors
 class SqlaClients:
@@ -140,3 +146,6 @@ PRINCIPAL = driver.DriverStatement(
     .where(_TOKENS.c.token_hash == bindparam("token_hash"), _TOKENS.c.revoked_at.is_(None))
     .add_columns(revision_subquery())
 )
+
+
+_LOCK_USER = select(UserRow.id).where(UserRow.id == bindparam("user_id")).with_for_update()

@@ -116,6 +116,19 @@ class SqlaBookings:
         )
         return [_slot(*row) for row in rows]
 
+    def live_spans(self, resource_id: int, span: TimeRange) -> builtins.list[TimeRange]:
+        rows = self._session.connection().execute(
+            _LIVE_POSTGRES if self._postgres else _LIVE,
+            {"resource_id": resource_id, "start": span.start, "end": span.end},
+        )
+        return [TimeRange(start, end) for start, end in rows]
+
+    def unpaid_holds(self, user_id: str, now: datetime) -> int:
+        count: int = (
+            self._session.connection().execute(_UNPAID_HOLDS, {"user_id": user_id, "now": now}).scalar_one()
+        )
+        return count
+
     def booking_check(self, resource_id: int, span: TimeRange, now: datetime) -> BookingCheck:
         return _classified(self._check_rows(resource_id, span), span, now)
 
@@ -262,6 +275,20 @@ def _check(overlaps: ColumnElement[bool]) -> Select[Any]:
 
 
 _BLOCKED, _BLOCKED_POSTGRES = _blocked(_OVERLAPS), _blocked(_OVERLAPS_POSTGRES)
+
+
+def _live(overlaps: ColumnElement[bool]) -> Select[Any]:
+    return select(_T.c.start_at, _T.c.end_at).where(overlaps, text(LIVE_STATUS_SQL)).order_by(_T.c.start_at)
+
+
+# what the demand level counts: on PostgreSQL through the exclusion constraint's GiST index, as above
+_LIVE, _LIVE_POSTGRES = _live(_OVERLAPS), _live(_OVERLAPS_POSTGRES)
+# a user's pending bookings that still block time (as _BLOCKS_AT), found through the user's index
+_UNPAID_HOLDS = select(func.count()).where(
+    _T.c.user_id == bindparam("user_id"),
+    text(PENDING_STATUS_SQL),
+    or_(_T.c.hold_expires_at.is_(None), _T.c.hold_expires_at > bindparam("now", type_=UtcDateTime)),
+)
 _CHECK, _CHECK_POSTGRES = _check(and_(_OVERLAPS, text(BLOCKING_STATUS_SQL))), _check(_OVERLAPS_POSTGRES)
 _INSERT = driver.DriverStatement(insert(_T))
 # FOR UPDATE OF resources only: the subquery that finds the resource locks nothing itself
