@@ -96,7 +96,7 @@ class MailDeliveryFailed(DomainError):
 
 
 class TransientConflict(StorageUnavailable):
-    """A concurrent transaction got in the way (deadlock, serialization failure, busy database).
+    """A concurrent transaction got in the way (deadlock, serialization failure).
 
     Use cases decorated with :func:`booking_core.usecases.retry.retried` run again from the start;
     only when every attempt met one does it reach the caller, as storage that is unavailable.

@@ -92,7 +92,7 @@ def bootstrap(settings: Settings) -> Services:
     """Wire the real adapters for ``settings``."""
     gateway = payment_gateway(settings)
     try:
-        engine = make_engine(settings.database_url)
+        engine = make_engine(settings.database_url, lock_timeout_ms=settings.db_lock_timeout_ms)
     except ValueError as exc:
         raise ConfigError(f"BOOKING_DATABASE_URL: {exc}") from None
     writes, reads = SqlaUnitOfWork.factories(engine)

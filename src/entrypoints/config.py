@@ -63,6 +63,8 @@ class Settings:
     #: Prefix of every key the service writes to Redis, so deployments (or tests) can share one server.
     redis_namespace: str = "booking"
     sepa_debtor: SepaDebtorSettings = field(default_factory=lambda: SepaDebtorSettings())
+    #: The longest a request waits for one database lock; past it, 503 instead of hanging.
+    db_lock_timeout_ms: int = 5000
 
 
 def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | None = Path(".env")) -> Settings:
@@ -112,6 +114,9 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         redis_url=env.get("BOOKING_REDIS_URL", None, _redis_url),
         redis_namespace=env.get("BOOKING_REDIS_NAMESPACE", d.redis_namespace, _namespace),
         sepa_debtor=_sepa_debtor(env),
+        db_lock_timeout_ms=env.get(
+            "BOOKING_DB_LOCK_TIMEOUT_MS", d.db_lock_timeout_ms, _int_range(1, 24 * 60 * 60 * 1000)
+        ),
     )
     _check_stripe_keys(settings)
     return settings

@@ -277,10 +277,11 @@ def start(
     *,
     rate_limit_per_minute: int = 0,
     customize: Callable[[Services], Services] | None = None,
+    **settings: Any,
 ) -> Iterator[Api]:
-    """Build the services and the app for ``url`` and run a test client on it."""
+    """Build the services and the app for ``url`` (and other ``settings``) and run a test client on it."""
     clock = FixedClock()
-    services = bootstrap(Settings(database_url=url, rate_limit_per_minute=rate_limit_per_minute))
+    services = bootstrap(Settings(database_url=url, rate_limit_per_minute=rate_limit_per_minute, **settings))
     services = replace(services, deps=replace(services.deps, clock=clock))
     if customize is not None:
         services = customize(services)

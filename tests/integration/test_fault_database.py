@@ -40,7 +40,10 @@ KILLING_AT_LEAST_SECONDS, KILLING_AT_MOST_SECONDS = 3.0, 25.0
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[Running, str]]:
     require_postgres()
-    with temporary_database() as url, running(prepared(url, catalog(courts=2), tmp_path, workers=2)) as up:
+    with (
+        temporary_database() as url,
+        running(prepared(url, catalog(courts=2), tmp_path, workers=2), tmp_path) as up,
+    ):
         yield up, url
 
 

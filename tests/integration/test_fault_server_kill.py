@@ -67,7 +67,7 @@ def test_a_webhook_cut_by_sigkill_is_finished_once_by_the_providers_retry(
     env = prepared(
         database, catalog(courts=1), tmp_path, workers=1, env={"BOOKING_INPROCESS_WORKER": "false"}
     )
-    with running(env) as server:
+    with running(env, tmp_path) as server:
         base = server.base
         registered = httpx.post(
             f"{base}/api/v1/client/users/register/",
@@ -116,7 +116,8 @@ def test_a_webhook_cut_by_sigkill_is_finished_once_by_the_providers_retry(
     with psycopg.connect(database) as db:
         assert db.execute("SELECT count(*) FROM processed_events").fetchone() == (0,)
 
-    with running(env) as again:  # the provider retries the same event, and once more for good measure
+    # the provider retries the same event, and once more for good measure
+    with running(env, tmp_path) as again:
         for _ in range(2):
             answer = httpx.post(f"{again.base}/webhooks/provider/", content=payload, headers=signed(payload))
             assert (answer.status_code, answer.json()) == (200, {"received": True})

@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
 from types import SimpleNamespace
 
 import pytest
+from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from adapters.sqla.errors import translate
 from booking_core.booking import BookingStatus
-from booking_core.errors import BadRequest, TransientConflict
+from booking_core.errors import BadRequest, StorageUnavailable, TransientConflict
 from booking_core.payments import Payment, RefundRequest
 from booking_core.usecases.retry import retried
 from tests.integration.test_repositories import (
@@ -64,35 +66,132 @@ def test_lock_for_change_waits_for_the_holder_and_reads_what_it_stored(db_world:
     assert waited >= 0.2
 
 
-def test_resource_first_waits_for_the_resource_lock(db_world: Backend) -> None:
+def test_every_change_waits_for_a_booking_being_made_under_the_resource_lock(db_world: Backend) -> None:
+    """The resource comes first on every path (``UnitOfWork``'s lock order): a change of a booking
+    waits while a booking of its resource is being made under the resource's lock, whether it takes
+    the resource exclusively (a provider event) or shared (a cancel). Opening a payment intent, which
+    changes no booking, locks the booking alone and does not wait."""
     if db_world.name == "sqlite":
         pytest.skip("SQLite: BEGIN IMMEDIATE already serializes every writer")
     booking = _booking("10:00", "11:00", status=BookingStatus.PENDING)
     _add(db_world, booking)
-    held, waited = threading.Event(), {}
+    held, paying = threading.Event(), threading.Event()
+    waited: dict[str, bool] = {}
 
     def holder() -> None:
         with db_world.uow() as uow:
-            uow.resources.lock(booking.resource_id)  # as booking creation does
+            uow.resources.lock(booking.resource_id)  # as booking creation under the gap rule does
             held.set()
-            time.sleep(0.4)
+            _until_waiting(db_world, 2)
+            paying.wait(timeout=30)
+            waited["holder"] = True
 
-    def locker(resource_first: bool) -> None:
+    def locker(name: str) -> None:
         held.wait()
-        began = time.monotonic()
         with db_world.uow() as uow:
-            uow.bookings.lock_for_change(booking.id, resource_first=resource_first)
-            waited[resource_first] = time.monotonic() - began
+            if name == "payment intent":
+                uow.bookings.lock_for_payment(booking.id)
+            else:
+                uow.bookings.lock_for_change(booking.id, resource_first=name == "provider event")
+            waited[name] = "holder" in waited
+        if name == "payment intent":
+            paying.set()
 
-    threads = [threading.Thread(target=holder)] + [
-        threading.Thread(target=locker, args=(first,)) for first in (True, False)
-    ]
+    names = ("provider event", "cancel", "payment intent")
+    threads = [threading.Thread(target=holder)] + [threading.Thread(target=locker, args=(n,)) for n in names]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert waited[True] >= 0.2
-    assert waited[False] < 0.2
+    assert waited == {"holder": True, "provider event": True, "cancel": True, "payment intent": False}
+
+
+def test_changes_of_bookings_of_one_resource_do_not_wait_for_each_other(db_world: Backend) -> None:
+    """The shared resource lock of a change lets other changes of the resource's bookings through."""
+    one, two = _booking("10:00", "11:00"), _booking("12:00", "13:00")
+    _add(db_world, one)
+    if db_world.name == "sqlite":
+        pytest.skip("SQLite: BEGIN IMMEDIATE serializes every writer")
+    both_locked = threading.Barrier(2)
+    locked: list[str] = []
+
+    def change(booking_id: str) -> None:
+        with db_world.uow() as uow:
+            assert uow.bookings.lock_for_change(booking_id) is not None
+            both_locked.wait(timeout=30)  # each holds its lock while the other takes its own
+            locked.append(booking_id)
+
+    def make() -> None:
+        with db_world.uow() as uow:
+            uow.bookings.add(two)  # as booking creation without the gap rule: no lock before it
+            both_locked.wait(timeout=30)
+            locked.append(two.id)
+            uow.commit()
+
+    threads = [threading.Thread(target=change, args=(one.id,)), threading.Thread(target=make)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(locked) == sorted([one.id, two.id])
+
+
+def test_a_cancel_and_a_late_payment_of_one_booking_wait_in_turn_without_deadlock(db_world: Backend) -> None:
+    """Issue 24: a change of a booking whose connection had not counted a change of the resource's
+    bookings yet inserts its counter row (the trigger's foreign-key check takes the resource in KEY
+    SHARE); had it locked the booking before the resource, a provider event holding the resource and
+    waiting for the booking would close a cycle, and PostgreSQL would abort one of them."""
+    if db_world.name == "sqlite":
+        pytest.skip("SQLite: BEGIN IMMEDIATE serializes writers, so they cannot deadlock")
+    booking = _booking("10:00", "11:00", status=BookingStatus.PENDING)
+    _add(db_world, booking)
+    assert db_world.engine is not None
+    with db_world.engine.begin() as db:  # no counter row yet: the cancel below inserts its own
+        db.execute(text("DELETE FROM booking_revisions"))
+    locked = threading.Event()
+    errors: list[BaseException] = []
+
+    def cancel() -> None:
+        with db_world.uow() as uow:
+            found = uow.bookings.lock_for_change(booking.id)
+            assert found is not None
+            locked.set()
+            _until_waiting(db_world, 1)  # the provider event waits for this unit of work now
+            uow.bookings.save(found.cancel(NOW))
+            uow.commit()
+
+    def payment() -> None:
+        locked.wait()
+        with db_world.uow() as uow:
+            uow.bookings.lock_for_change(booking.id, resource_first=True)
+            uow.commit()
+
+    def run(step: Callable[[], None]) -> None:
+        try:
+            step()
+        except BaseException as error:  # reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(step,)) for step in (cancel, payment)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def _until_waiting(backend: Backend, count: int, at_most_s: float = 30) -> None:
+    """Return once ``count`` sessions of the test's database wait for a lock (or ``at_most_s`` passed,
+    so that a test of a lock nobody waits for fails instead of hanging)."""
+    assert backend.engine is not None
+    waiting = text(
+        "SELECT count(*) FROM pg_stat_activity"
+        " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+    )
+    give_up = time.monotonic() + at_most_s
+    with backend.engine.connect() as db:
+        while db.execute(waiting).scalar_one() < count and time.monotonic() < give_up:
+            db.execute(text("SELECT pg_sleep(0.02)"))
 
 
 def test_a_booking_in_flight_holds_off_a_late_payments_resource_lock(db_world: Backend) -> None:
@@ -240,7 +339,7 @@ def test_a_constraint_violation_names_no_constraint_or_column(db_world: Backend)
     assert "uq_" not in refused.value.message
 
 
-def test_deadlocks_serialization_failures_and_a_busy_sqlite_are_transient() -> None:
+def test_deadlocks_and_serialization_failures_are_transient_a_lock_timeout_is_not() -> None:
     def orig(**attributes: object) -> Exception:
         error = Exception("database says no")
         error.__dict__.update(attributes)
@@ -248,8 +347,13 @@ def test_deadlocks_serialization_failures_and_a_busy_sqlite_are_transient() -> N
 
     for sqlstate in ("40P01", "40001"):
         assert isinstance(translate(OperationalError("x", {}, orig(sqlstate=sqlstate))), TransientConflict)
-    busy = orig(sqlite_errorcode=5)
-    assert isinstance(translate(OperationalError("x", {}, busy)), TransientConflict)
+    snapshot = orig(sqlite_errorcode=517)  # SQLITE_BUSY_SNAPSHOT: a stale read, at once
+    assert isinstance(translate(OperationalError("x", {}, snapshot)), TransientConflict)
+    # waited BOOKING_DB_LOCK_TIMEOUT_MS for a lock: 503 at once, not run again (and waited for again)
+    for timed_out in (orig(sqlstate="55P03"), orig(sqlite_errorcode=5)):
+        unavailable = translate(OperationalError("x", {}, timed_out))
+        assert isinstance(unavailable, StorageUnavailable)
+        assert not isinstance(unavailable, TransientConflict)
     named = orig(sqlstate="23505", diag=SimpleNamespace(constraint_name="uq_payments_payment_intent_id"))
     refused = translate(IntegrityError("x", {}, named))
     assert isinstance(refused, BadRequest)

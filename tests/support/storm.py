@@ -150,7 +150,7 @@ def storm_server(url: str, tmp: Path) -> Iterator[tuple[str, dict[str, str]]]:
         "BOOKING_SMTP_PORT": str(free_port()),
     }
     env = prepared(url, catalog(courts=COURTS), tmp, workers=4, env=smtp)
-    with running(env) as server:
+    with running(env, tmp) as server:
         yield server.base, env
 
 

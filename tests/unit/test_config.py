@@ -29,6 +29,7 @@ def test_defaults_match_the_contract() -> None:
     assert settings.max_unpaid_per_user == 5
     assert settings.rate_limit_per_minute == 600
     assert settings.inprocess_worker is True
+    assert settings.db_lock_timeout_ms == 5000
     assert (settings.database_replica_url, settings.redis_url, settings.redis_namespace) == (
         None,
         None,
@@ -64,6 +65,7 @@ def test_every_variable_is_read() -> None:
             "BOOKING_DATABASE_REPLICA_URL": "postgresql://u@replica/booking",
             "BOOKING_REDIS_URL": "redis://cache:6379/2",
             "BOOKING_REDIS_NAMESPACE": "booking-eu",
+            "BOOKING_DB_LOCK_TIMEOUT_MS": "750",
         },
         env_file=None,
     )
@@ -94,6 +96,7 @@ def test_every_variable_is_read() -> None:
         database_replica_url="postgresql://u@replica/booking",
         redis_url="redis://cache:6379/2",
         redis_namespace="booking-eu",
+        db_lock_timeout_ms=750,
     )
 
 
@@ -164,6 +167,8 @@ def test_a_malformed_env_file_line_is_one_line_naming_the_file(tmp_path: Path) -
         ),
         ("BOOKING_REDIS_URL", "cache:6379", "must be a redis://HOST:PORT/DB, rediss:// or unix:// URL"),
         ("BOOKING_REDIS_NAMESPACE", "a b", "must be 1 to 64 letters, digits or _ . : -"),
+        ("BOOKING_DB_LOCK_TIMEOUT_MS", "0", "must be an integer from 1 to 86400000"),
+        ("BOOKING_DB_LOCK_TIMEOUT_MS", "5s", "must be an integer from 1 to 86400000"),
     ],
 )
 def test_an_invalid_variable_gives_one_line_naming_it(variable: str, value: str, message: str) -> None:

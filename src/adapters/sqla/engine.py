@@ -32,15 +32,25 @@ def driver_url(url: str) -> URL:
     )
 
 
-def make_engine(url: str, **options: Any) -> Engine:
-    """An engine for ``url``; ``options`` go to :func:`sqlalchemy.create_engine`."""
+def make_engine(url: str, *, lock_timeout_ms: int | None = None, **options: Any) -> Engine:
+    """An engine for ``url``; ``options`` go to :func:`sqlalchemy.create_engine`.
+
+    ``lock_timeout_ms`` bounds every wait for a lock (``BOOKING_DB_LOCK_TIMEOUT_MS``): PostgreSQL's
+    ``lock_timeout``, set for each connection as it connects, and SQLite's busy timeout. A wait that
+    runs out fails the statement, which the unit of work reports as ``StorageUnavailable``. None
+    leaves PostgreSQL waiting as long as it takes and SQLite ``SQLITE_BUSY_TIMEOUT_MS``.
+    """
     target = driver_url(url)
     if target.get_backend_name() == "sqlite":
-        return _sqlite_engine(target, **options)
+        return _sqlite_engine(target, busy_timeout_ms=lock_timeout_ms or SQLITE_BUSY_TIMEOUT_MS, **options)
     ping_after_idle_s = options.pop("ping_after_idle_s", PING_AFTER_IDLE_S)
     options.setdefault("pool_size", 10)
     options.setdefault("max_overflow", 20)
     connect_args = {"connect_timeout": POSTGRES_CONNECT_TIMEOUT_S, **options.pop("connect_args", {})}
+    if lock_timeout_ms is not None:
+        # a server option of the connection: in force from its first statement, at no round trip
+        given = connect_args.get("options") or target.query.get("options") or ""
+        connect_args["options"] = f"{given} -c lock_timeout={lock_timeout_ms}".strip()
     engine = create_engine(target, connect_args=connect_args, **options)
     if not options.get("pool_pre_ping"):
         _ping_after_idle(engine, ping_after_idle_s)
@@ -99,13 +109,13 @@ class ReadOnlyViolation(RuntimeError):
     """A write was attempted through a read-only unit of work (a programming error)."""
 
 
-def _sqlite_engine(target: URL, **options: Any) -> Engine:
+def _sqlite_engine(target: URL, *, busy_timeout_ms: int, **options: Any) -> Engine:
     database = target.database
     if database and database != ":memory:" and not database.startswith("file:"):
         Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
     options.setdefault("pool_size", 20)
     options.setdefault("max_overflow", 20)
-    connect_args = {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, **options.pop("connect_args", {})}
+    connect_args = {"timeout": busy_timeout_ms / 1000, **options.pop("connect_args", {})}
     engine = create_engine(target, connect_args=connect_args, **options)
 
     @event.listens_for(engine, "connect")
@@ -115,7 +125,7 @@ def _sqlite_engine(target: URL, **options: Any) -> Engine:
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+            cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
             cursor.execute("PRAGMA journal_mode=WAL")
         finally:
             cursor.close()

@@ -27,10 +27,15 @@ from booking_core.errors import (
 
 _EXCLUSION_VIOLATION = "23P01"
 _FOREIGN_KEY_VIOLATION = "23503"
-#: PostgreSQL: serialization_failure, deadlock_detected, lock_not_available.
-_TRANSIENT_SQLSTATES = frozenset({"40001", "40P01", "55P03"})
+_DEADLOCK_DETECTED = "40P01"
+#: PostgreSQL: serialization_failure, deadlock_detected.
+_TRANSIENT_SQLSTATES = frozenset({"40001", _DEADLOCK_DETECTED})
+#: PostgreSQL: lock_not_available, what ``lock_timeout`` raises.
+_LOCK_TIMEOUT_SQLSTATE = "55P03"
 #: SQLite primary result codes: SQLITE_BUSY, SQLITE_LOCKED (extended codes carry them in the low byte).
 _SQLITE_BUSY_CODES = frozenset({5, 6})
+#: SQLite: plain SQLITE_BUSY is what a writer gets once the busy timeout ran out waiting for the lock.
+_SQLITE_BUSY_TIMED_OUT = 5
 
 T = TypeVar("T")
 
@@ -38,9 +43,15 @@ T = TypeVar("T")
 def translate(error: SQLAlchemyError) -> DomainError | None:
     """The domain error for a database error, or None when it is a programming error to let through.
 
-    No message names a table, a column or a constraint: those are the database's business.
+    No message names a table, a column or a constraint: those are the database's business. A lock
+    waited for longer than the lock timeout (``BOOKING_DB_LOCK_TIMEOUT_MS``) is storage that is
+    unavailable, not a conflict to run again: the request has waited as long as it may.
     """
+    if _lock_timed_out(error):
+        return StorageUnavailable("A lock was held longer than the lock timeout; please retry.")
     if _transient(error):
+        if getattr(getattr(error, "orig", None), "sqlstate", None) == _DEADLOCK_DETECTED:
+            return TransientConflict("A deadlock with a concurrent transaction; please retry.")
         return TransientConflict("A concurrent change got in the way; please retry.")
     if isinstance(error, IntegrityError):
         return _integrity(error)
@@ -52,6 +63,16 @@ def translate(error: SQLAlchemyError) -> DomainError | None:
     if isinstance(error, DBAPIError) and error.connection_invalidated:
         return StorageUnavailable("The database connection was lost; please retry later.")
     return None
+
+
+def _lock_timed_out(error: SQLAlchemyError) -> bool:
+    orig = getattr(error, "orig", None)
+    if getattr(orig, "sqlstate", None) == _LOCK_TIMEOUT_SQLSTATE:
+        return True
+    return (
+        isinstance(error, OperationalError)
+        and getattr(orig, "sqlite_errorcode", None) == _SQLITE_BUSY_TIMED_OUT
+    )
 
 
 def _transient(error: SQLAlchemyError) -> bool:

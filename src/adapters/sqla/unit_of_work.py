@@ -69,9 +69,11 @@ class SqlaUnitOfWork:
     """A transaction on a fresh session. Leaving the block without ``commit()`` rolls back.
 
     Database errors come out as domain errors: ``StorageUnavailable`` when the database cannot
-    be reached, ``TransientConflict`` when a concurrent transaction got in the way (deadlock,
-    serialization failure, busy database: run the use case again), ``SlotUnavailable`` when the
-    double-booking guard refuses a booking, and ``BadRequest`` for other constraint violations.
+    be reached or a lock was not granted within the engine's lock timeout, ``TransientConflict``
+    when a concurrent transaction got in the way (deadlock, serialization failure: run the use case
+    again), ``SlotUnavailable`` when the double-booking guard refuses a booking, and ``BadRequest``
+    for other constraint violations. The order in which locks are taken is the port's
+    (:class:`~booking_core.ports.UnitOfWork`).
     """
 
     # Typed as the ports: the UnitOfWork protocol's attributes are mutable, hence invariant.

@@ -99,6 +99,10 @@ class MemoryBookings:
         """The booking: the store's lock already serializes whole units of work."""
         return self._rows.get(booking_id)
 
+    def lock_for_payment(self, booking_id: str) -> Booking | None:
+        """The booking: the store's lock already serializes whole units of work."""
+        return self._rows.get(booking_id)
+
     def get_by_reference(self, reference_code: str) -> Booking | None:
         return next((b for b in self._rows.values() if b.reference_code == reference_code), None)
 

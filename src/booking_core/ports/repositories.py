@@ -121,10 +121,17 @@ class Bookings(Protocol):
 
         Every change of a booking or of its payments is decided on what this returns, so concurrent
         changes of one booking are applied one after another, each on the state the previous one
-        left. With ``resource_first`` the booking's resource is locked before the booking, for
-        decisions that depend on the resource's other bookings. The lock order is always resource,
-        then booking (booking creation locks the resource first too); a unit of work holding a
-        booking's lock never asks for a resource's, so no two can wait on each other.
+        left. The booking's resource is locked before the booking, as the lock order of
+        :class:`~booking_core.ports.UnitOfWork` says: shared, so that changes of different bookings
+        of one resource do not wait for each other; with ``resource_first`` exclusively, for
+        decisions that depend on the resource's other bookings (a late payment asking whether its
+        time is still free), which then wait for bookings of the resource being made.
+        """
+
+    def lock_for_payment(self, booking_id: str) -> Booking | None:
+        """The booking re-read under the same exclusive lock, but without its resource's: for a unit
+        of work that changes the booking's payments and never the booking itself (opening a payment
+        intent, which waits for the provider meanwhile and should not hold up the resource's bookings).
         """
 
     def get_by_reference(self, reference_code: str) -> Booking | None:

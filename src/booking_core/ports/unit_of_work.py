@@ -27,9 +27,37 @@ class UnitOfWork(Protocol):
     """A transaction. Leaving the ``with`` block without ``commit()`` rolls everything back.
 
     A storage failure raises :class:`~booking_core.errors.StorageUnavailable`, a conflict with a
-    concurrent transaction that is worth retrying (deadlock, serialization failure, a busy database)
-    its subclass :class:`~booking_core.errors.TransientConflict`; a commit that breaks the
-    double-booking guard raises :class:`~booking_core.errors.SlotUnavailable`.
+    concurrent transaction that is worth retrying (deadlock, serialization failure) its subclass
+    :class:`~booking_core.errors.TransientConflict`; a commit that breaks the double-booking guard
+    raises :class:`~booking_core.errors.SlotUnavailable`. A wait for a lock longer than the
+    storage's lock timeout (``BOOKING_DB_LOCK_TIMEOUT_MS``) raises ``StorageUnavailable``: it is not
+    run again, so no request waits much longer than that for one lock.
+
+    **Lock order.** Every path that changes a booking (creating, cancelling, a provider event, the
+    hold's expiry, the operator's commands, the worker's sweeps) takes its locks in this order, so
+    that no two transactions ever wait on each other:
+
+    0. the booking's user, when a new booking is made (:meth:`Users.lock`): the count of the
+       user's unpaid holds must not change until the booking is stored; nothing else locks a user;
+    1. the booking's resource: exclusively where the decision reads the resource's other bookings
+       (:meth:`Resources.lock` when a booking is made under the gap rule or lapsed holds are in its
+       way; a provider event, whose late payment may have to find out whether its time is still
+       free), shared otherwise (any other change of an existing booking, through
+       :meth:`Bookings.lock_for_change`; storing a new booking holds it shared, too);
+    2. the booking (:meth:`Bookings.lock_for_change`), and after it other bookings of the same
+       resource (lapsed holds that are expired in passing), only while holding the resource
+       exclusively;
+    3. what belongs to the booking, in any order, as only the booking's lock holder writes it: the
+       provider event's processed id, its payments, its commission, its refund request, its
+       outbox notices.
+
+    Work on rows of the third kind alone (sending a refund request, the outbox worker's claims, a
+    commission payout) takes no booking or resource lock at all. Opening a payment intent locks the
+    booking without its resource (:meth:`Bookings.lock_for_payment`): it changes only the payments,
+    so while it holds the booking it waits for nothing else. A unit of work holding a booking's
+    lock never asks for its resource's (the shared lock taken first covers what the database takes
+    itself when the booking changes), nor for another booking's unless it holds their resource
+    exclusively. SQLite has one writer at a time, so there the order holds trivially.
     """
 
     @property

@@ -226,7 +226,11 @@ def owned_booking(uow: UnitOfWork, actor: Actor, booking_id: str, *, lock: bool 
 
     With ``lock`` it is read with :meth:`~booking_core.ports.Bookings.lock_for_change`, to change it.
     """
-    booking = uow.bookings.lock_for_change(booking_id) if lock else uow.bookings.get(booking_id)
+    return owned(actor, uow.bookings.lock_for_change(booking_id) if lock else uow.bookings.get(booking_id))
+
+
+def owned(actor: Actor, booking: Booking | None) -> Booking:
+    """``booking`` if the caller may act on it: 404 when None, 403 when someone else's."""
     if booking is None:
         raise NotFound("Booking not found.")
     if not can_act(actor, booking):

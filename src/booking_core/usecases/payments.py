@@ -14,7 +14,7 @@ from booking_core.lifecycle import Event, Outcome, decide, require_payable
 from booking_core.payments import Payment, PaymentStatus, intent_key
 from booking_core.ports import UnitOfWork
 from booking_core.rules import accepts_late_payment
-from booking_core.usecases.bookings import checked_span, expire_stale_holds, owned_booking
+from booking_core.usecases.bookings import checked_span, expire_stale_holds, owned
 from booking_core.usecases.changes import circumstances, store_change
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.refunds import send_refunds
@@ -91,7 +91,7 @@ def create_payment_intent(
     """
     now = deps.clock.now()
     with deps.uow() as uow:
-        booking = owned_booking(uow, actor, booking_id, lock=True)
+        booking = owned(actor, uow.bookings.lock_for_payment(booking_id))  # the booking stays as it is
         require_payable(booking, now)
         resource = uow.resources.get(booking.resource_id)
         account = resource.venue.provider_account_id if resource else None

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Iterable
 from datetime import timedelta
 
-from booking_core.errors import PaymentProviderError
+from booking_core.errors import PaymentProviderError, StorageUnavailable
 from booking_core.payments import RefundRequest
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.retry import retried
@@ -29,7 +29,10 @@ _LONGEST_PAUSE = timedelta(hours=1)
 def send_refunds(deps: Deps, requests: Iterable[RefundRequest]) -> None:
     """Send requests just stored (after their transaction committed); failures are left to the worker."""
     for request in requests:
-        _attempt(deps, request.payment_id)
+        try:
+            _attempt(deps, request.payment_id)
+        except StorageUnavailable as error:  # what decided the refund committed: it must not fail now
+            log.warning("refund of %s left to the worker: %s", request.payment_intent_id, error.message)
 
 
 def retry_refunds(deps: Deps, limit: int = 50) -> int:

@@ -1,9 +1,12 @@
 """Running a use case again when a concurrent transaction got in its way.
 
-Two transactions that lock rows may deadlock, and the database then aborts one of them; SQLite may
-stay busy longer than its timeout. Neither says anything about the request: the same use case, run
-again from the start on a fresh unit of work, succeeds. A use case that writes is wrapped with
-:func:`retried`, the one place that decides how often and how long to wait.
+Two transactions that lock rows may deadlock, and the database then aborts one of them (the lock
+order of :class:`~booking_core.ports.UnitOfWork` keeps the service's own paths from it; this is the
+safety net); a serializable read may fail. Neither says anything about the request: the same use
+case, run again from the start on a fresh unit of work, succeeds. A lock that was not granted within
+the lock timeout is not such a conflict: the request has waited as long as it may, and answers 503.
+A use case that writes is wrapped with :func:`retried`, the one place that decides how often and how
+long to wait.
 
 A retried use case must not have done anything outside its transaction before the conflict that a
 second run would repeat wrongly: provider calls inside it carry idempotency keys, and anything sent

@@ -148,4 +148,6 @@ PRINCIPAL = driver.DriverStatement(
 )
 
 
-_LOCK_USER = select(UserRow.id).where(UserRow.id == bindparam("user_id")).with_for_update()
+# NO KEY UPDATE: serializes the user's unpaid-hold counts, yet lets rows that merely reference the user
+# (a login's token, a booking's foreign key check) proceed meanwhile
+_LOCK_USER = select(UserRow.id).where(UserRow.id == bindparam("user_id")).with_for_update(key_share=True)

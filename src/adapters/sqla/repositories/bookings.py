@@ -98,9 +98,15 @@ class SqlaBookings:
         return booking_to_domain(row) if row else None
 
     def lock_for_change(self, booking_id: str, *, resource_first: bool = False) -> Booking | None:
-        # SQLite: the writer's lock taken by BEGIN IMMEDIATE already excludes every other writer
-        if self._postgres and resource_first:
-            self._session.connection().execute(_LOCK_RESOURCE_OF, {"booking_id": booking_id})
+        # SQLite: the writer's lock taken by BEGIN IMMEDIATE already excludes every other writer.
+        # PostgreSQL: the resource's row before the booking's, always (the lock order of UnitOfWork).
+        if self._postgres:
+            lock = _LOCK_RESOURCE_OF if resource_first else _SHARE_RESOURCE_OF
+            self._session.connection().execute(lock, {"booking_id": booking_id})
+        row = self._session.scalars(_LOCK_BOOKING, {"booking_id": booking_id}).one_or_none()
+        return booking_to_domain(row) if row else None
+
+    def lock_for_payment(self, booking_id: str) -> Booking | None:
         row = self._session.scalars(_LOCK_BOOKING, {"booking_id": booking_id}).one_or_none()
         return booking_to_domain(row) if row else None
 
@@ -291,15 +297,17 @@ _UNPAID_HOLDS = select(func.count()).where(
 )
 _CHECK, _CHECK_POSTGRES = _check(and_(_OVERLAPS, text(BLOCKING_STATUS_SQL))), _check(_OVERLAPS_POSTGRES)
 _INSERT = driver.DriverStatement(insert(_T))
-# FOR UPDATE OF resources only: the subquery that finds the resource locks nothing itself
-_LOCK_RESOURCE_OF = (
-    select(ResourceRow.__table__.c.id)
-    .where(
-        ResourceRow.__table__.c.id
-        == select(_T.c.resource_id).where(_T.c.id == bindparam("booking_id")).scalar_subquery()
-    )
-    .with_for_update(of=ResourceRow.__table__)
+# The resource of a booking, locked; the subquery that finds it locks nothing itself.
+_RESOURCE_OF = select(ResourceRow.__table__.c.id).where(
+    ResourceRow.__table__.c.id
+    == select(_T.c.resource_id).where(_T.c.id == bindparam("booking_id")).scalar_subquery()
 )
+# FOR UPDATE: excludes booking creation on the resource (its lock, and its INSERT's foreign-key check)
+_LOCK_RESOURCE_OF = _RESOURCE_OF.with_for_update(of=ResourceRow.__table__)
+# FOR KEY SHARE: what the booking counter's trigger takes on the resource when a change of the
+# booking reaches a counter row of its own for the first time (the foreign-key check of its INSERT),
+# taken here up front. Shared: changes of a resource's bookings do not wait for one another.
+_SHARE_RESOURCE_OF = _RESOURCE_OF.with_for_update(of=ResourceRow.__table__, read=True, key_share=True)
 # populate_existing: a row this session read before is read again, as it is now
 _LOCK_BOOKING = (
     select(BookingRow)
