@@ -71,8 +71,12 @@ class RetryPolicy:
 
     The wait before try ``n + 1`` grows exponentially from ``base`` up to ``cap``, with "equal
     jitter" (half fixed, half random) so that messages held back by one outage do not all come back
-    in the same second. ``lease`` is how long a claimed message is left to its worker before another
-    may take it: it must exceed the longest send (the SMTP timeouts bound that).
+    in the same second.
+
+    ``lease`` is how long a claimed message is left to its worker before another may take it. A
+    worker sends a message only while at least half a lease of its hold is left, renewing the hold
+    first when less is (:meth:`needs_renewal`), so one send must take less than half a lease: the
+    transports' timeouts bound that (SMTP: 30 s an answer, a handful of answers).
     """
 
     max_attempts: int = 12
@@ -86,6 +90,14 @@ class RetryPolicy:
         ceiling = min(self.cap, self.base * (1 << exponent))
         fixed = ceiling / 2
         return fixed + (ceiling - fixed) * min(max(jitter, 0.0), 1.0)
+
+    def needs_renewal(self, held_until: datetime, now: datetime) -> bool:
+        """True when a hold that runs out at ``held_until`` might run out during a send begun ``now``.
+
+        A fresh claim is good for the first sends of a batch; a slow transport makes the later ones
+        renew their hold one by one, so that no batch outlasts its lease.
+        """
+        return held_until - now < self.lease / 2
 
     def gives_up(self, attempts: int) -> bool:
         """True when ``attempts`` tries are all a message gets."""

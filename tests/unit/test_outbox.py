@@ -3,6 +3,8 @@ operator's retry, and the retry policy's arithmetic (property-based)."""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import timedelta
 
@@ -19,10 +21,17 @@ from booking_core.memory import (
     SandboxPayments,
     SequentialIds,
 )
+from booking_core.notifications import Notification
 from booking_core.outbox import MailTemplate, OutboxStatus, RetryPolicy
 from booking_core.ports import OutboxMessage
 from booking_core.usecases.deps import Deps
-from booking_core.usecases.outbox import dispatch_outbox, list_outbox, outbox_counts, retry_failed
+from booking_core.usecases.outbox import (
+    DispatchResult,
+    dispatch_outbox,
+    list_outbox,
+    outbox_counts,
+    retry_failed,
+)
 from tests.unit.test_usecase_flow import BERLIN, NOW, at, book, court, pay, user_actor
 
 VENUE = replace(
@@ -179,6 +188,44 @@ def test_a_claimed_message_is_not_claimed_again_until_its_lease_runs_out(
     assert _dispatch(deps, mailer) == (0, 0, 0, 0)  # another worker holds them
     clock.advance(lease)
     assert _dispatch(deps, mailer) == (2, 0, 0, 0)  # that worker died: they are taken over
+
+
+class SlowMailer(FakeMailer):
+    """Each send takes ``minutes`` of the clock; during its ``interlude``-th send another worker runs."""
+
+    def __init__(self, clock: FixedClock, minutes: int, interlude: int, other_worker: Callable[[], object]):
+        super().__init__()
+        self.clock, self.minutes = clock, minutes
+        self.interlude, self.other_worker = interlude, other_worker
+
+    def send(self, notification: Notification, *, message_id: str) -> None:
+        self.clock.advance(timedelta(minutes=self.minutes))
+        if len(self.sent) + 1 == self.interlude:
+            self.other_worker()
+        super().send(notification, message_id=message_id)
+
+
+def test_a_batch_that_outlasts_its_lease_sends_only_what_its_worker_still_holds(
+    deps: Deps, clock: FixedClock
+) -> None:
+    anna = user_actor(deps)
+    for n, hour in enumerate((10, 12)):
+        pay(deps, book(deps, anna, at(2, hour)), anna, event_id=f"evt_{n}")
+    policy = RetryPolicy(lease=timedelta(minutes=10))
+    other = FakeMailer()
+    other_results: list[DispatchResult] = []
+    # four sends of four minutes, under a lease of ten: the third send finds less than half the lease
+    # left and renews it first; the other worker comes while it is under way (12 minutes in) and takes
+    # the fourth, whose lease has run out
+    slow = SlowMailer(clock, 4, 3, lambda: other_results.append(dispatch_outbox(deps, other, policy=policy)))
+    result = dispatch_outbox(deps, slow, policy=policy)
+    sent = Counter(message_id for _, message_id in slow.sent + other.sent)
+    assert [message_id for message_id, times in sent.items() if times > 1] == []
+    assert set(sent) == {e.message_id for e in list_outbox(deps)}
+    assert (len(slow.sent), len(other.sent)) == (3, 1)
+    assert (result.sent, result.lost) == (3, 1)
+    assert [(r.sent, r.lost) for r in other_results] == [(1, 0)]
+    assert outbox_counts(deps)[OutboxStatus.SENT] == 4
 
 
 # --------------------------------------------------------------------------- the retry policy

@@ -1,10 +1,13 @@
 """Delivering the outbox: claim what is due, send it, settle each try; and the operator's view.
 
 A claim is a short transaction of its own and sending happens outside any transaction, so a slow
-mail server holds no database lock. A claimed message is leased to its worker (``RetryPolicy.lease``):
-another worker takes it only once the lease has run out, which happens only when the first worker
-died mid-send. Then the message may go out twice, with the same ``Message-ID``; that is the one case,
-and no worker that is alive ever sends a message another has claimed.
+mail server holds no database lock. A claimed message is leased to its worker (``RetryPolicy.lease``)
+and another worker takes it only once the lease has run out. A batch may outlast its lease when the
+mail server is slow, so the worker sends a message only while it still holds it, with at least half
+a lease to go: when less is left, it first extends that message's lease in a short transaction of
+its own, and leaves the message alone when another worker has taken it meanwhile (``lost``). So a
+message goes out twice (with the same ``Message-ID``) only when its worker died between sending it
+and recording that; no worker that is alive sends a message another holds.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from booking_core.errors import MailDeliveryFailed
 from booking_core.notifications import Notification, compose, message_id_for
@@ -34,17 +37,20 @@ class DispatchResult:
     skipped: int = 0
     retrying: int = 0
     failed: int = 0
+    #: claimed, but taken over by another worker before their turn came (their lease ran out)
+    lost: int = 0
 
     def __str__(self) -> str:
-        return (
+        counts = (
             f"sent {self.sent}, skipped {self.skipped}, "
             f"to retry {self.retrying}, failed {self.failed} message(s)"
         )
+        return f"{counts}, {self.lost} left to another worker" if self.lost else counts
 
     @property
     def total(self) -> int:
-        """Messages tried in the pass."""
-        return self.sent + self.skipped + self.retrying + self.failed
+        """Messages claimed in the pass."""
+        return self.sent + self.skipped + self.retrying + self.failed + self.lost
 
     def __add__(self, other: DispatchResult) -> DispatchResult:
         return DispatchResult(
@@ -52,6 +58,7 @@ class DispatchResult:
             self.skipped + other.skipped,
             self.retrying + other.retrying,
             self.failed + other.failed,
+            self.lost + other.lost,
         )
 
 
@@ -67,15 +74,32 @@ def dispatch_outbox(
     limit: int = BATCH,
     jitter: Callable[[], float] = random.random,
 ) -> DispatchResult:
-    """Send the messages that are due now (at most ``limit``), each tried once."""
+    """Send the messages that are due now (at most ``limit``), each tried once by this worker."""
     now = deps.clock.now()
     with deps.uow() as uow:
         claimed = uow.outbox_queue.claim_due(now, lease=policy.lease, limit=limit)
         uow.commit()
-    counts = {"sent": 0, "skipped": 0, "retrying": 0, "failed": 0}
+    counts = {"sent": 0, "skipped": 0, "retrying": 0, "failed": 0, "lost": 0}
     for entry in claimed:
-        counts[_deliver(deps, mailer, entry, policy, jitter)] += 1
+        held = _hold_for_a_send(deps, entry, policy)
+        outcome = "lost" if held is None else _deliver(deps, mailer, held, policy, jitter)
+        counts[outcome] += 1
     return DispatchResult(**counts)
+
+
+def _hold_for_a_send(deps: Deps, entry: OutboxEntry, policy: RetryPolicy) -> OutboxEntry | None:
+    """``entry`` held long enough for one send, its lease extended if need be; None when it is lost."""
+    now = deps.clock.now()
+    if not policy.needs_renewal(entry.due_at, now):
+        return entry
+    until = now + policy.lease
+    with deps.uow() as uow:
+        held = uow.outbox_queue.extend_lease(entry, until)
+        uow.commit()
+    if not held:
+        log.info("outbox %s: its lease ran out before its turn; another worker has it", entry.id)
+        return None
+    return replace(entry, due_at=until)
 
 
 def _deliver(
