@@ -74,9 +74,10 @@ class RetryPolicy:
     in the same second.
 
     ``lease`` is how long a claimed message is left to its worker before another may take it. A
-    worker sends a message only while at least half a lease of its hold is left, renewing the hold
-    first when less is (:meth:`needs_renewal`), so one send must take less than half a lease: the
-    transports' timeouts bound that (SMTP: 30 s an answer, a handful of answers).
+    worker starts a send only with at least three quarters of a lease of its hold on the message
+    left, renewing its holds first when less is (:meth:`needs_renewal`), so one send must end within
+    three quarters of a lease: the transports' timeouts bound that (SMTP: about a dozen answers of
+    at most 30 s each, 6 of the 7.5 minutes).
     """
 
     max_attempts: int = 12
@@ -94,10 +95,10 @@ class RetryPolicy:
     def needs_renewal(self, held_until: datetime, now: datetime) -> bool:
         """True when a hold that runs out at ``held_until`` might run out during a send begun ``now``.
 
-        A fresh claim is good for the first sends of a batch; a slow transport makes the later ones
-        renew their hold one by one, so that no batch outlasts its lease.
+        A fresh claim is good for the first sends of a batch; behind a slow transport the worker
+        renews its holds every quarter of a lease, so that no batch outlasts its lease.
         """
-        return held_until - now < self.lease / 2
+        return held_until - now < self.lease * 3 / 4
 
     def gives_up(self, attempts: int) -> bool:
         """True when ``attempts`` tries are all a message gets."""

@@ -191,40 +191,58 @@ def test_a_claimed_message_is_not_claimed_again_until_its_lease_runs_out(
 
 
 class SlowMailer(FakeMailer):
-    """Each send takes ``minutes`` of the clock; during its ``interlude``-th send another worker runs."""
+    """Each send takes ``minutes`` of the clock, and another worker makes a pass while it lasts."""
 
-    def __init__(self, clock: FixedClock, minutes: int, interlude: int, other_worker: Callable[[], object]):
+    def __init__(self, clock: FixedClock, minutes: int, other_worker: Callable[[], object]) -> None:
         super().__init__()
-        self.clock, self.minutes = clock, minutes
-        self.interlude, self.other_worker = interlude, other_worker
+        self.clock, self.minutes, self.other_worker = clock, minutes, other_worker
 
     def send(self, notification: Notification, *, message_id: str) -> None:
         self.clock.advance(timedelta(minutes=self.minutes))
-        if len(self.sent) + 1 == self.interlude:
-            self.other_worker()
+        self.other_worker()
         super().send(notification, message_id=message_id)
 
 
-def test_a_batch_that_outlasts_its_lease_sends_only_what_its_worker_still_holds(
-    deps: Deps, clock: FixedClock
-) -> None:
+LEASE = RetryPolicy(lease=timedelta(minutes=10))
+
+
+def _two_paid_bookings(deps: Deps) -> None:
     anna = user_actor(deps)
     for n, hour in enumerate((10, 12)):
         pay(deps, book(deps, anna, at(2, hour)), anna, event_id=f"evt_{n}")
-    policy = RetryPolicy(lease=timedelta(minutes=10))
+
+
+def _each_once(*mailers: FakeMailer) -> list[str]:
+    """The Message-IDs the mailers sent more than once between them."""
+    sent = Counter(message_id for mailer in mailers for _, message_id in mailer.sent)
+    return [message_id for message_id, times in sent.items() if times > 1]
+
+
+def test_a_batch_that_outlasts_its_lease_stays_with_its_worker(deps: Deps, clock: FixedClock) -> None:
+    _two_paid_bookings(deps)
     other = FakeMailer()
-    other_results: list[DispatchResult] = []
-    # four sends of four minutes, under a lease of ten: the third send finds less than half the lease
-    # left and renews it first; the other worker comes while it is under way (12 minutes in) and takes
-    # the fourth, whose lease has run out
-    slow = SlowMailer(clock, 4, 3, lambda: other_results.append(dispatch_outbox(deps, other, policy=policy)))
-    result = dispatch_outbox(deps, slow, policy=policy)
-    sent = Counter(message_id for _, message_id in slow.sent + other.sent)
-    assert [message_id for message_id, times in sent.items() if times > 1] == []
-    assert set(sent) == {e.message_id for e in list_outbox(deps)}
-    assert (len(slow.sent), len(other.sent)) == (3, 1)
-    assert (result.sent, result.lost) == (3, 1)
-    assert [(r.sent, r.lost) for r in other_results] == [(1, 0)]
+    # four sends of four minutes under a lease of ten: from the second on, the worker finds less
+    # than three quarters of the lease left and renews its holds first, so the other worker, which
+    # comes by during every send, never finds a message whose lease has run out
+    slow = SlowMailer(clock, 4, lambda: dispatch_outbox(deps, other, policy=LEASE))
+    result = dispatch_outbox(deps, slow, policy=LEASE)
+    assert _each_once(slow, other) == []
+    assert (len(slow.sent), len(other.sent), result.sent, result.lost) == (4, 0, 4, 0)
+    assert outbox_counts(deps)[OutboxStatus.SENT] == 4
+
+
+def test_a_worker_that_stalled_past_its_lease_leaves_the_rest_of_its_batch(
+    deps: Deps, clock: FixedClock
+) -> None:
+    _two_paid_bookings(deps)
+    other = FakeMailer()
+    passes: list[DispatchResult] = []
+    # the first send stalls for longer than the lease: the other worker takes over the whole batch
+    stalled = SlowMailer(clock, 11, lambda: passes.append(dispatch_outbox(deps, other, policy=LEASE)))
+    result = dispatch_outbox(deps, stalled, policy=LEASE)
+    assert len(stalled.sent) == 1  # the one it was sending; the rest it no longer held
+    assert (result.sent, result.lost) == (1, 3)
+    assert [p.sent for p in passes] == [4]
     assert outbox_counts(deps)[OutboxStatus.SENT] == 4
 
 

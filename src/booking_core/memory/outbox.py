@@ -40,7 +40,9 @@ class InMemoryOutbox:
         self.entries.update((e.id, e) for e in claimed)
         return claimed
 
-    def _change_claimed(self, entry: OutboxEntry, **changes: object) -> bool:
+    def _settle(self, entry: OutboxEntry, **changes: object) -> bool:
+        """Change the message if the claim ``entry`` came from still stands (settling it or extending
+        its lease); False when it does not."""
         current = self.entries.get(entry.id)
         if (
             current is None
@@ -53,23 +55,23 @@ class InMemoryOutbox:
 
     def extend_lease(self, entry: OutboxEntry, until: datetime) -> bool:
         """Held until ``until``, if the claim still stands."""
-        return self._change_claimed(entry, due_at=until)
+        return self._settle(entry, due_at=until)
 
     def mark_sent(
         self, entry: OutboxEntry, now: datetime, *, message_id: str | None, note: str | None
     ) -> bool:
         """Sent (or deliberately skipped, with a ``note``)."""
-        return self._change_claimed(
+        return self._settle(
             entry, status=OutboxStatus.SENT, sent_at=now, message_id=message_id, last_error=note
         )
 
     def mark_retry(self, entry: OutboxEntry, due_at: datetime, *, error: str, message_id: str | None) -> bool:
         """Try again at ``due_at``."""
-        return self._change_claimed(entry, due_at=due_at, last_error=error, message_id=message_id)
+        return self._settle(entry, due_at=due_at, last_error=error, message_id=message_id)
 
     def mark_failed(self, entry: OutboxEntry, now: datetime, *, error: str, message_id: str | None) -> bool:
         """Given up."""
-        return self._change_claimed(entry, status=OutboxStatus.FAILED, last_error=error, message_id=message_id)
+        return self._settle(entry, status=OutboxStatus.FAILED, last_error=error, message_id=message_id)
 
     def list(self, status: OutboxStatus | None, *, limit: int) -> builtins.list[OutboxEntry]:
         """Entries with ``status``, newest first."""

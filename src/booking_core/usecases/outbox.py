@@ -1,19 +1,22 @@
 """Delivering the outbox: claim what is due, send it, settle each try; and the operator's view.
 
 A claim is a short transaction of its own and sending happens outside any transaction, so a slow
-mail server holds no database lock. A claimed message is leased to its worker (``RetryPolicy.lease``)
-and another worker takes it only once the lease has run out. A batch may outlast its lease when the
-mail server is slow, so the worker sends a message only while it still holds it, with at least half
-a lease to go: when less is left, it first extends that message's lease in a short transaction of
-its own, and leaves the message alone when another worker has taken it meanwhile (``lost``). So a
-message goes out twice (with the same ``Message-ID``) only when its worker died between sending it
-and recording that; no worker that is alive sends a message another holds.
+mail server holds no database lock. A claimed batch is leased to its worker (``RetryPolicy.lease``)
+and another worker takes a message only once its lease has run out. Behind a slow mail server a
+batch takes longer than a lease, so the worker starts each send only with most of a lease left
+(``RetryPolicy.needs_renewal``): when less is left, it first extends the lease of every message it
+still has to send, in one short transaction, and drops those another worker has taken meanwhile
+(``lost``: only a worker that stalled past its lease loses any). A fast mail server gets through
+a batch within its first lease and costs no renewal. So a message goes out twice (with the same
+``Message-ID``) only when its worker died, or stalled past its lease, between sending it and
+recording that; no worker that is alive sends a message another holds.
 """
 
 from __future__ import annotations
 
 import logging
 import random
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 
@@ -80,26 +83,34 @@ def dispatch_outbox(
         claimed = uow.outbox_queue.claim_due(now, lease=policy.lease, limit=limit)
         uow.commit()
     counts = {"sent": 0, "skipped": 0, "retrying": 0, "failed": 0, "lost": 0}
-    for entry in claimed:
-        held = _hold_for_a_send(deps, entry, policy)
-        outcome = "lost" if held is None else _deliver(deps, mailer, held, policy, jitter)
-        counts[outcome] += 1
+    batch = deque(claimed)
+    while batch:
+        # the whole batch shares one lease (from the claim, or the last renewal)
+        if policy.needs_renewal(batch[0].due_at, deps.clock.now()):
+            still_held = _renew_leases(deps, batch, policy)
+            counts["lost"] += len(batch) - len(still_held)
+            batch = deque(still_held)
+            continue
+        counts[_deliver(deps, mailer, batch.popleft(), policy, jitter)] += 1
     return DispatchResult(**counts)
 
 
-def _hold_for_a_send(deps: Deps, entry: OutboxEntry, policy: RetryPolicy) -> OutboxEntry | None:
-    """``entry`` held long enough for one send, its lease extended if need be; None when it is lost."""
-    now = deps.clock.now()
-    if not policy.needs_renewal(entry.due_at, now):
-        return entry
-    until = now + policy.lease
+def _renew_leases(deps: Deps, batch: Iterable[OutboxEntry], policy: RetryPolicy) -> list[OutboxEntry]:
+    """The messages of ``batch`` this worker still holds, each leased for another full lease from now.
+
+    A message is lost only when its worker stalled past the lease between two sends (or in one) and
+    another worker took it meanwhile: that worker sends it now.
+    """
+    until = deps.clock.now() + policy.lease
+    still_held = []
     with deps.uow() as uow:
-        held = uow.outbox_queue.extend_lease(entry, until)
+        for entry in batch:
+            if uow.outbox_queue.extend_lease(entry, until):
+                still_held.append(replace(entry, due_at=until))
+            else:
+                log.warning("outbox %s: its lease ran out before its turn; another worker has it", entry.id)
         uow.commit()
-    if not held:
-        log.info("outbox %s: its lease ran out before its turn; another worker has it", entry.id)
-        return None
-    return replace(entry, due_at=until)
+    return still_held
 
 
 def _deliver(

@@ -72,7 +72,9 @@ class SqlaOutbox:
         self._session.flush()
         return [outbox_to_domain(row) for row in rows]
 
-    def _change_claimed(self, entry: OutboxEntry, **values: Any) -> bool:
+    def _settle(self, entry: OutboxEntry, **values: Any) -> bool:
+        """Change the message if the claim ``entry`` came from still stands (settling it or extending
+        its lease); False when it does not."""
         stmt = (
             update(OutboxRow)
             .where(
@@ -86,20 +88,20 @@ class SqlaOutbox:
         return bool(self._session.execute(stmt).rowcount)  # type: ignore[attr-defined]
 
     def extend_lease(self, entry: OutboxEntry, until: datetime) -> bool:
-        return self._change_claimed(entry, due_at=until)
+        return self._settle(entry, due_at=until)
 
     def mark_sent(
         self, entry: OutboxEntry, now: datetime, *, message_id: str | None, note: str | None
     ) -> bool:
-        return self._change_claimed(
+        return self._settle(
             entry, status=OutboxStatus.SENT.value, sent_at=now, message_id=message_id, last_error=note
         )
 
     def mark_retry(self, entry: OutboxEntry, due_at: datetime, *, error: str, message_id: str | None) -> bool:
-        return self._change_claimed(entry, due_at=due_at, last_error=error[:_ERROR_CHARS], message_id=message_id)
+        return self._settle(entry, due_at=due_at, last_error=error[:_ERROR_CHARS], message_id=message_id)
 
     def mark_failed(self, entry: OutboxEntry, now: datetime, *, error: str, message_id: str | None) -> bool:
-        return self._change_claimed(
+        return self._settle(
             entry, status=OutboxStatus.FAILED.value, last_error=error[:_ERROR_CHARS], message_id=message_id
         )
 
