@@ -71,8 +71,13 @@ class RetryPolicy:
 
     The wait before try ``n + 1`` grows exponentially from ``base`` up to ``cap``, with "equal
     jitter" (half fixed, half random) so that messages held back by one outage do not all come back
-    in the same second. ``lease`` is how long a claimed message is left to its worker before another
-    may take it: it must exceed the longest send (the SMTP timeouts bound that).
+    in the same second.
+
+    ``lease`` is how long a claimed message is left to its worker before another may take it. A
+    worker starts a send only with at least three quarters of a lease of its hold on the message
+    left, renewing its holds first when less is (:meth:`needs_renewal`), so one send must end within
+    three quarters of a lease: the transports' timeouts bound that (SMTP: about a dozen answers of
+    at most 30 s each, 6 of the 7.5 minutes).
     """
 
     max_attempts: int = 12
@@ -86,6 +91,14 @@ class RetryPolicy:
         ceiling = min(self.cap, self.base * (1 << exponent))
         fixed = ceiling / 2
         return fixed + (ceiling - fixed) * min(max(jitter, 0.0), 1.0)
+
+    def needs_renewal(self, held_until: datetime, now: datetime) -> bool:
+        """True when a hold that runs out at ``held_until`` might run out during a send begun ``now``.
+
+        A fresh claim is good for the first sends of a batch; behind a slow transport the worker
+        renews its holds every quarter of a lease, so that no batch outlasts its lease.
+        """
+        return held_until - now < self.lease * 3 / 4
 
     def gives_up(self, attempts: int) -> bool:
         """True when ``attempts`` tries are all a message gets."""

@@ -796,6 +796,31 @@ def test_outbox_claims_settle_and_retry(world: Backend) -> None:
     assert (retried.id, retried.attempts, retried.message_id) == ("m-2", 1, "<m-2@x>")
 
 
+def test_an_outbox_lease_is_extended_only_for_the_claim_that_holds_it(world: Backend) -> None:
+    lease = timedelta(minutes=10)
+    with world.uow() as uow:
+        uow.outbox.add(OutboxMessage.email(MailTemplate.BOOKING_PAID_USER, "b-1", id="m-1", now=NOW))
+        uow.commit()
+    with world.uow() as uow:
+        [claimed] = uow.outbox_queue.claim_due(NOW, lease=lease, limit=10)
+        assert uow.outbox_queue.extend_lease(claimed, NOW + 2 * lease)
+        uow.commit()
+    with world.uow() as uow:
+        # held past its first lease, then free for another worker's claim
+        assert uow.outbox_queue.claim_due(NOW + lease, lease=lease, limit=10) == []
+        [taken] = uow.outbox_queue.claim_due(NOW + 2 * lease, lease=lease, limit=10)
+        uow.commit()
+    assert (taken.id, taken.attempts, taken.due_at) == ("m-1", 2, NOW + 3 * lease)
+    with world.uow() as uow:
+        assert not uow.outbox_queue.extend_lease(claimed, NOW + 5 * lease)  # the first claim is lost
+        assert uow.outbox_queue.mark_sent(taken, NOW + 2 * lease, message_id="<m-1@x>", note=None)
+        assert not uow.outbox_queue.extend_lease(taken, NOW + 5 * lease)  # settled: nothing to hold
+        uow.commit()
+    with world.uow() as uow:
+        [sent] = uow.outbox_queue.list(None, limit=10)
+    assert (sent.status, sent.attempts, sent.due_at) == (OutboxStatus.SENT, 2, NOW + 3 * lease)
+
+
 # --------------------------------------------------------------------------- transactions
 
 

@@ -3,6 +3,8 @@ operator's retry, and the retry policy's arithmetic (property-based)."""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import timedelta
 
@@ -19,10 +21,17 @@ from booking_core.memory import (
     SandboxPayments,
     SequentialIds,
 )
+from booking_core.notifications import Notification
 from booking_core.outbox import MailTemplate, OutboxStatus, RetryPolicy
 from booking_core.ports import OutboxMessage
 from booking_core.usecases.deps import Deps
-from booking_core.usecases.outbox import dispatch_outbox, list_outbox, outbox_counts, retry_failed
+from booking_core.usecases.outbox import (
+    DispatchResult,
+    dispatch_outbox,
+    list_outbox,
+    outbox_counts,
+    retry_failed,
+)
 from entrypoints.bootstrap import charging_currencies
 from tests.unit.test_usecase_flow import BERLIN, NOW, at, book, court, pay, user_actor
 
@@ -181,6 +190,62 @@ def test_a_claimed_message_is_not_claimed_again_until_its_lease_runs_out(
     assert _dispatch(deps, mailer) == (0, 0, 0, 0)  # another worker holds them
     clock.advance(lease)
     assert _dispatch(deps, mailer) == (2, 0, 0, 0)  # that worker died: they are taken over
+
+
+class SlowMailer(FakeMailer):
+    """Each send takes ``minutes`` of the clock, and another worker makes a pass while it lasts."""
+
+    def __init__(self, clock: FixedClock, minutes: int, other_worker: Callable[[], object]) -> None:
+        super().__init__()
+        self.clock, self.minutes, self.other_worker = clock, minutes, other_worker
+
+    def send(self, notification: Notification, *, message_id: str) -> None:
+        self.clock.advance(timedelta(minutes=self.minutes))
+        self.other_worker()
+        super().send(notification, message_id=message_id)
+
+
+LEASE = RetryPolicy(lease=timedelta(minutes=10))
+
+
+def _two_paid_bookings(deps: Deps) -> None:
+    anna = user_actor(deps)
+    for n, hour in enumerate((10, 12)):
+        pay(deps, book(deps, anna, at(2, hour)), anna, event_id=f"evt_{n}")
+
+
+def _each_once(*mailers: FakeMailer) -> list[str]:
+    """The Message-IDs the mailers sent more than once between them."""
+    sent = Counter(message_id for mailer in mailers for _, message_id in mailer.sent)
+    return [message_id for message_id, times in sent.items() if times > 1]
+
+
+def test_a_batch_that_outlasts_its_lease_stays_with_its_worker(deps: Deps, clock: FixedClock) -> None:
+    _two_paid_bookings(deps)
+    other = FakeMailer()
+    # four sends of four minutes under a lease of ten: from the second on, the worker finds less
+    # than three quarters of the lease left and renews its holds first, so the other worker, which
+    # comes by during every send, never finds a message whose lease has run out
+    slow = SlowMailer(clock, 4, lambda: dispatch_outbox(deps, other, policy=LEASE))
+    result = dispatch_outbox(deps, slow, policy=LEASE)
+    assert _each_once(slow, other) == []
+    assert (len(slow.sent), len(other.sent), result.sent, result.lost) == (4, 0, 4, 0)
+    assert outbox_counts(deps)[OutboxStatus.SENT] == 4
+
+
+def test_a_worker_that_stalled_past_its_lease_leaves_the_rest_of_its_batch(
+    deps: Deps, clock: FixedClock
+) -> None:
+    _two_paid_bookings(deps)
+    other = FakeMailer()
+    passes: list[DispatchResult] = []
+    # the first send stalls for longer than the lease: the other worker takes over the whole batch
+    stalled = SlowMailer(clock, 11, lambda: passes.append(dispatch_outbox(deps, other, policy=LEASE)))
+    result = dispatch_outbox(deps, stalled, policy=LEASE)
+    assert len(stalled.sent) == 1  # the one it was sending; the rest it no longer held
+    assert (result.sent, result.lost) == (1, 3)
+    assert [p.sent for p in passes] == [4]
+    assert outbox_counts(deps)[OutboxStatus.SENT] == 4
 
 
 # --------------------------------------------------------------------------- the retry policy

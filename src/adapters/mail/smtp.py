@@ -13,8 +13,9 @@ from adapters.mail.backends import rendered
 from booking_core.errors import MailDeliveryFailed
 from booking_core.notifications import Notification
 
-#: Seconds for connecting and for each answer of the server. A send takes a handful of answers, so
-#: it ends well inside the outbox's lease (10 minutes) even with a server that stalls.
+#: Seconds for connecting and for each answer of the server. A send takes about a dozen answers (with
+#: STARTTLS and login), so it ends within the 7.5 minutes of its hold on the message that the worker
+#: makes sure of before it starts (``RetryPolicy.needs_renewal``), even with a server that stalls.
 TIMEOUT_SECONDS = 30.0
 
 

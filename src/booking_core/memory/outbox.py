@@ -41,6 +41,8 @@ class InMemoryOutbox:
         return claimed
 
     def _settle(self, entry: OutboxEntry, **changes: object) -> bool:
+        """Change the message if the claim ``entry`` came from still stands (settling it or extending
+        its lease); False when it does not."""
         current = self.entries.get(entry.id)
         if (
             current is None
@@ -50,6 +52,10 @@ class InMemoryOutbox:
             return False
         self.entries[entry.id] = replace(current, **changes)  # type: ignore[arg-type]
         return True
+
+    def extend_lease(self, entry: OutboxEntry, until: datetime) -> bool:
+        """Held until ``until``, if the claim still stands."""
+        return self._settle(entry, due_at=until)
 
     def mark_sent(
         self, entry: OutboxEntry, now: datetime, *, message_id: str | None, note: str | None

@@ -35,6 +35,10 @@ class OutboxQueue(Protocol):
         entries are returned as they are after the claim.
         """
 
+    def extend_lease(self, entry: OutboxEntry, until: datetime) -> bool:
+        """Keep the claimed message from other workers until ``until``. False when the claim was lost
+        (its lease ran out and another worker took the message, or it is settled)."""
+
     def mark_sent(
         self, entry: OutboxEntry, now: datetime, *, message_id: str | None, note: str | None
     ) -> bool:

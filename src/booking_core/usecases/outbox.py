@@ -1,18 +1,24 @@
 """Delivering the outbox: claim what is due, send it, settle each try; and the operator's view.
 
 A claim is a short transaction of its own and sending happens outside any transaction, so a slow
-mail server holds no database lock. A claimed message is leased to its worker (``RetryPolicy.lease``):
-another worker takes it only once the lease has run out, which happens only when the first worker
-died mid-send. Then the message may go out twice, with the same ``Message-ID``; that is the one case,
-and no worker that is alive ever sends a message another has claimed.
+mail server holds no database lock. A claimed batch is leased to its worker (``RetryPolicy.lease``)
+and another worker takes a message only once its lease has run out. Behind a slow mail server a
+batch takes longer than a lease, so the worker starts each send only with most of a lease left
+(``RetryPolicy.needs_renewal``): when less is left, it first extends the lease of every message it
+still has to send, in one short transaction, and drops those another worker has taken meanwhile
+(``lost``: only a worker that stalled past its lease loses any). A fast mail server gets through
+a batch within its first lease and costs no renewal. So a message goes out twice (with the same
+``Message-ID``) only when its worker died, or stalled past its lease, between sending it and
+recording that; no worker that is alive sends a message another holds.
 """
 
 from __future__ import annotations
 
 import logging
 import random
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from booking_core.errors import MailDeliveryFailed
 from booking_core.notifications import Notification, compose, message_id_for
@@ -34,17 +40,20 @@ class DispatchResult:
     skipped: int = 0
     retrying: int = 0
     failed: int = 0
+    #: claimed, but taken over by another worker before their turn came (their lease ran out)
+    lost: int = 0
 
     def __str__(self) -> str:
-        return (
+        counts = (
             f"sent {self.sent}, skipped {self.skipped}, "
             f"to retry {self.retrying}, failed {self.failed} message(s)"
         )
+        return f"{counts}, {self.lost} left to another worker" if self.lost else counts
 
     @property
     def total(self) -> int:
-        """Messages tried in the pass."""
-        return self.sent + self.skipped + self.retrying + self.failed
+        """Messages claimed in the pass."""
+        return self.sent + self.skipped + self.retrying + self.failed + self.lost
 
     def __add__(self, other: DispatchResult) -> DispatchResult:
         return DispatchResult(
@@ -52,6 +61,7 @@ class DispatchResult:
             self.skipped + other.skipped,
             self.retrying + other.retrying,
             self.failed + other.failed,
+            self.lost + other.lost,
         )
 
 
@@ -67,15 +77,40 @@ def dispatch_outbox(
     limit: int = BATCH,
     jitter: Callable[[], float] = random.random,
 ) -> DispatchResult:
-    """Send the messages that are due now (at most ``limit``), each tried once."""
+    """Send the messages that are due now (at most ``limit``), each tried once by this worker."""
     now = deps.clock.now()
     with deps.uow() as uow:
         claimed = uow.outbox_queue.claim_due(now, lease=policy.lease, limit=limit)
         uow.commit()
-    counts = {"sent": 0, "skipped": 0, "retrying": 0, "failed": 0}
-    for entry in claimed:
-        counts[_deliver(deps, mailer, entry, policy, jitter)] += 1
+    counts = {"sent": 0, "skipped": 0, "retrying": 0, "failed": 0, "lost": 0}
+    batch = deque(claimed)
+    while batch:
+        # the whole batch shares one lease (from the claim, or the last renewal)
+        if policy.needs_renewal(batch[0].due_at, deps.clock.now()):
+            still_held = _renew_leases(deps, batch, policy)
+            counts["lost"] += len(batch) - len(still_held)
+            batch = deque(still_held)
+            continue
+        counts[_deliver(deps, mailer, batch.popleft(), policy, jitter)] += 1
     return DispatchResult(**counts)
+
+
+def _renew_leases(deps: Deps, batch: Iterable[OutboxEntry], policy: RetryPolicy) -> list[OutboxEntry]:
+    """The messages of ``batch`` this worker still holds, each leased for another full lease from now.
+
+    A message is lost only when its worker stalled past the lease between two sends (or in one) and
+    another worker took it meanwhile: that worker sends it now.
+    """
+    until = deps.clock.now() + policy.lease
+    still_held = []
+    with deps.uow() as uow:
+        for entry in batch:
+            if uow.outbox_queue.extend_lease(entry, until):
+                still_held.append(replace(entry, due_at=until))
+            else:
+                log.warning("outbox %s: its lease ran out before its turn; another worker has it", entry.id)
+        uow.commit()
+    return still_held
 
 
 def _deliver(

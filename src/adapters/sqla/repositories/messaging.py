@@ -73,6 +73,8 @@ class SqlaOutbox:
         return [outbox_to_domain(row) for row in rows]
 
     def _settle(self, entry: OutboxEntry, **values: Any) -> bool:
+        """Change the message if the claim ``entry`` came from still stands (settling it or extending
+        its lease); False when it does not."""
         stmt = (
             update(OutboxRow)
             .where(
@@ -84,6 +86,9 @@ class SqlaOutbox:
             .execution_options(synchronize_session=False)
         )
         return bool(self._session.execute(stmt).rowcount)  # type: ignore[attr-defined]
+
+    def extend_lease(self, entry: OutboxEntry, until: datetime) -> bool:
+        return self._settle(entry, due_at=until)
 
     def mark_sent(
         self, entry: OutboxEntry, now: datetime, *, message_id: str | None, note: str | None
