@@ -164,6 +164,9 @@ class Users(Protocol):
     def add(self, user: User) -> None:
         """Store a new user."""
 
+    def update(self, user: User) -> None:
+        """Store the changed fields of an existing user (password, confirmation...)."""
+
 
 class Tokens(Protocol):
     """API tokens, stored only as hashes."""
@@ -176,6 +179,9 @@ class Tokens(Protocol):
 
     def revoke(self, token_hash: str) -> None:
         """Make a token unusable."""
+
+    def revoke_all(self, user_id: str, now: datetime) -> None:
+        """Make every token of the user unusable."""
 
 
 class Clients(Protocol):
