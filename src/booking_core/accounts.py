@@ -21,7 +21,12 @@ class Language(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class User:
-    """A person who books. ``password_hash`` is None for users created by a client."""
+    """A person who books. ``password_hash`` is None for users created by a client.
+
+    ``email_confirmed`` is False only for a self-registered account whose owner has not yet shown
+    that the address is theirs (CONTRACT 4.5); users a client, staff or the catalog create are
+    vouched for and confirmed from the start.
+    """
 
     id: str
     email: str
@@ -30,6 +35,7 @@ class User:
     language: Language = Language.DE
     password_hash: str | None = None
     is_active: bool = True
+    email_confirmed: bool = True
     created_at: datetime
 
     @property
@@ -53,10 +59,14 @@ class Client:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Principal:
-    """The authenticated caller behind a token: a user or a client's service account."""
+    """The authenticated caller behind a token: a user or a client's service account.
+
+    ``email_confirmed`` is False for the token of a user who has not confirmed their address yet.
+    """
 
     user_id: str | None = None
     client_id: int | None = None
+    email_confirmed: bool = True
 
     @property
     def is_client(self) -> bool:

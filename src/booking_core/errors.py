@@ -71,6 +71,13 @@ class Forbidden(PermissionDenied):
     """Refused with a plain ``{"error": ...}`` message, e.g. an unapproved venue mapping."""
 
 
+class EmailNotConfirmed(PermissionDenied):
+    """The token of a self-registered user whose email address is not confirmed yet."""
+
+    def __init__(self, message: str = "Confirm your email address first.") -> None:
+        super().__init__(message)
+
+
 class NotAuthenticated(DomainError):
     """No token, or a token that is unknown or revoked."""
 

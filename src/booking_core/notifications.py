@@ -1,7 +1,8 @@
 """What an email says, in the domain's terms: the recipient, the language and the booking's facts.
 
 The mail adapters turn a :class:`Notification` into a message (templates, MIME, calendar file);
-nothing here knows about formats. :func:`compose` decides who gets which template.
+nothing here knows about formats. :func:`compose` decides who gets which template;
+:func:`compose_account` writes a user's one-time code (email confirmation, password reset).
 """
 
 from __future__ import annotations
@@ -10,10 +11,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
+from booking_core.account_codes import CODE_LIFETIME
 from booking_core.accounts import Language, User
 from booking_core.booking import Booking
 from booking_core.catalog import Resource
-from booking_core.outbox import MailTemplate
+from booking_core.outbox import ACCOUNT_TEMPLATES, MailTemplate
 
 #: Templates whose recipient is the booking's user (the rest go to the venue's operator).
 USER_TEMPLATES = frozenset(
@@ -47,14 +49,20 @@ class BookingFacts:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Notification:
-    """One email to one recipient, ready to be rendered."""
+    """One email to one recipient, ready to be rendered.
+
+    A booking's email carries its ``facts``; an account email (``ACCOUNT_TEMPLATES``) carries a
+    one-time ``code`` and the hours it is valid for instead.
+    """
 
     template: MailTemplate
     language: Language
     recipient: str
     recipient_name: str
     reply_to: str | None
-    facts: BookingFacts
+    facts: BookingFacts | None = None
+    code: str | None = None
+    code_valid_hours: int = int(CODE_LIFETIME.total_seconds()) // 3600
 
     @property
     def has_calendar_event(self) -> bool:
@@ -113,6 +121,20 @@ def compose(template: MailTemplate, booking: Booking, resource: Resource, user: 
         recipient_name=resource.venue.name,
         reply_to=user.email,
         facts=facts,
+    )
+
+
+def compose_account(template: MailTemplate, user: User, code: str) -> Notification:
+    """The account email ``template`` with ``code`` to ``user``, in the user's language."""
+    if template not in ACCOUNT_TEMPLATES:
+        raise ValueError(f"{template.value} is not an account email")
+    return Notification(
+        template=template,
+        language=user.language,
+        recipient=user.email,
+        recipient_name=user.full_name,
+        reply_to=None,
+        code=code,
     )
 
 

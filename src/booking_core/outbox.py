@@ -2,9 +2,10 @@
 
 An email is one row per recipient, ``kind="email"`` with ``payload={"template": T, "booking_id": ID}``
 (:meth:`~booking_core.ports.OutboxMessage.email`); the worker resolves recipient, language and
-content when it sends. A row is ``pending`` until it is ``sent``, or ``failed`` after
-:attr:`RetryPolicy.max_attempts` tries (or at once when retrying cannot help). An operator may send
-failed rows again.
+content when it sends. An account email (a one-time code) has ``{"template": T,
+"user_id": ID, "code": C}`` instead (:meth:`~booking_core.ports.OutboxMessage.account_email`).
+A row is ``pending`` until it is ``sent``, or ``failed`` after :attr:`RetryPolicy.max_attempts`
+tries (or at once when retrying cannot help). An operator may send failed rows again.
 """
 
 from __future__ import annotations
@@ -25,6 +26,12 @@ class MailTemplate(enum.StrEnum):
     BOOKING_PAID_OPERATOR = "booking_paid_operator"
     BOOKING_CANCELLED_USER = "booking_cancelled_user"
     BOOKING_REFUNDED_USER = "booking_refunded_user"
+    CONFIRM_EMAIL = "confirm_email"
+    PASSWORD_RESET = "password_reset"  # noqa: S105 - a template name, not a credential
+
+
+#: Templates about a user's account (a one-time code), not about a booking.
+ACCOUNT_TEMPLATES = frozenset({MailTemplate.CONFIRM_EMAIL, MailTemplate.PASSWORD_RESET})
 
 
 class OutboxStatus(enum.StrEnum):

@@ -12,12 +12,17 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import secrets
 import shutil
+import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from email import message_from_bytes
+from email import policy as email_policy
+from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +41,7 @@ from adapters.sqla.migrate import upgrade
 from booking_core.paging import Page
 from booking_core.ports import ResourceQuery
 from booking_core.usecases.browse import list_resources
+from booking_core.usecases.outbox import dispatch_outbox
 from entrypoints.bootstrap import Services, bootstrap
 from entrypoints.config import Settings
 from entrypoints.http.app import create_app
@@ -407,3 +413,47 @@ def pay(api: Api, token: str, booking_id: str, headers: Mapping[str, str] | None
     delivered = post_event(api, event)
     assert delivered.status_code == 200, delivered.text
     return event
+
+
+# --------------------------------------------------------------------------- mailed one-time codes
+
+AUTH = "/api/v1/auth"
+_CODE = re.compile(r"\b(\d{8})\b")
+
+
+def mailed(api: Api, recipient: str) -> list[EmailMessage]:
+    """Send what the outbox holds through the file mail backend; the messages to ``recipient``."""
+    directory = Path(tempfile.mkdtemp(prefix="mail-"))
+    try:
+        dispatch_outbox(api.services.deps, FileMailer(directory, sender="bookings@service.example"))
+        messages = [
+            message_from_bytes(path.read_bytes(), policy=email_policy.default)
+            for path in sorted(directory.glob("*.eml"))
+        ]
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+    return [m for m in messages if isinstance(m, EmailMessage) and recipient in str(m["To"])]
+
+
+def mailed_code(api: Api, recipient: str) -> str:
+    """The one-time code of the one mail the outbox held for ``recipient`` (read from the .eml)."""
+    (message,) = mailed(api, recipient)
+    body = message.get_body(preferencelist=("plain",))
+    assert body is not None
+    found = _CODE.search(body.get_content())
+    assert found is not None, body.get_content()
+    return found.group(1)
+
+
+def register_confirmed(
+    api: Api, email: str, password: str = "ten-chars-or-more", **fields: str
+) -> dict[str, Any]:
+    """Register a direct user and confirm the address with the code from the mail; the 201 answer."""
+    response = api.client.post(f"{AUTH}/register/", json={"email": email, "password": password, **fields})
+    assert response.status_code == 201, response.text
+    confirmed = api.client.post(
+        f"{AUTH}/confirm-email/", json={"email": email, "code": mailed_code(api, email)}
+    )
+    assert confirmed.status_code == 200, confirmed.text
+    registered: dict[str, Any] = response.json()
+    return registered

@@ -16,10 +16,10 @@ import pytest
 from icalendar import Calendar
 
 from adapters.mail import ConsoleMailer, FileMailer, render_email
-from booking_core.accounts import Language
+from booking_core.accounts import Language, User
 from booking_core.errors import MailDeliveryFailed
-from booking_core.notifications import BookingFacts, Notification
-from booking_core.outbox import MailTemplate
+from booking_core.notifications import BookingFacts, Notification, compose_account
+from booking_core.outbox import ACCOUNT_TEMPLATES, MailTemplate
 
 BERLIN = ZoneInfo("Europe/Berlin")
 SENDER = "bookings@center.example"
@@ -83,7 +83,7 @@ def _read_back(message: EmailMessage) -> EmailMessage:
 
 
 @pytest.mark.parametrize("language", list(Language))
-@pytest.mark.parametrize("template", list(MailTemplate))
+@pytest.mark.parametrize("template", [t for t in MailTemplate if t not in ACCOUNT_TEMPLATES])
 def test_every_email_renders_in_both_languages(template: MailTemplate, language: Language) -> None:
     sent = render_email(_notification(template, language), sender=SENDER, message_id="<m-1@center.example>")
     mail = _read_back(sent)
@@ -101,6 +101,47 @@ def test_every_email_renders_in_both_languages(template: MailTemplate, language:
     assert "Center &lt;Court&gt; &amp; Co" in html  # HTML is escaped, text is not
     assert "<Court>" not in html
     assert f'lang="{language.value}"' in html
+
+
+ACCOUNT_EXPECTED = {
+    Language.EN: {
+        MailTemplate.CONFIRM_EMAIL: ["confirm your email address", "valid for 24 hours"],
+        MailTemplate.PASSWORD_RESET: ["reset your password", "valid for 24 hours"],
+    },
+    Language.DE: {
+        MailTemplate.CONFIRM_EMAIL: ["Bestätigung Ihrer E-Mail-Adresse", "24 Stunden gültig"],
+        MailTemplate.PASSWORD_RESET: ["Zurücksetzen Ihres Passworts", "24 Stunden gültig"],
+    },
+}
+
+
+@pytest.mark.parametrize("language", list(Language))
+@pytest.mark.parametrize("template", sorted(ACCOUNT_TEMPLATES))
+def test_every_account_email_carries_its_code_in_both_languages(
+    template: MailTemplate, language: Language
+) -> None:
+    user = User(
+        id="u-1",
+        email="anna@example.com",
+        first_name="Anna <b>",
+        language=language,
+        created_at=datetime.now(UTC),
+    )
+    notification = compose_account(template, user, "04711123")
+    mail = _read_back(render_email(notification, sender=SENDER, message_id="<m-9@center.example>"))
+    assert mail["Content-Language"] == language.value
+    assert mail["To"].addresses[0].addr_spec == "anna@example.com"
+    text = mail.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+    html = mail.get_body(("html",)).get_content()  # type: ignore[union-attr]
+    subject, hours = ACCOUNT_EXPECTED[language][template]
+    assert subject in mail["Subject"]
+    assert "04711123" in mail["Subject"]
+    for part in ("04711123", hours):
+        assert part in text
+        assert part in html
+    assert "Anna <b>" in text
+    assert "Anna &lt;b&gt;" in html
+    assert not mail.get_content_type().startswith("multipart/mixed")  # no calendar file
 
 
 def test_the_users_confirmation_carries_the_booking_as_a_calendar_event() -> None:

@@ -26,6 +26,7 @@ from sqlalchemy import Engine, text
 from adapters.sqla import SqlaUnitOfWork, current_revision, head_revision, is_up_to_date, make_engine, ping
 from adapters.sqla import upgrade as migrate_up
 from adapters.sqla.models import NO_OVERLAP_CONSTRAINT, metadata
+from booking_core.account_codes import CODE_LIFETIME, AccountCode, CodePurpose, hash_code
 from booking_core.accounts import (
     ApprovalStatus,
     Client,
@@ -45,7 +46,7 @@ from booking_core.catalog import (
     UnavailablePeriod,
 )
 from booking_core.commission import Commission, CommissionStatus
-from booking_core.errors import BadRequest, NotFound, SlotUnavailable, StorageUnavailable
+from booking_core.errors import BadRequest, NotFound, SlotUnavailable, StorageUnavailable, TransientConflict
 from booking_core.memory import InMemoryStore
 from booking_core.outbox import MailTemplate, OutboxEntry, OutboxStatus
 from booking_core.payments import Payment, PaymentStatus
@@ -467,6 +468,110 @@ def test_tokens_resolve_until_revoked(world: Backend) -> None:
     with world.uow() as uow:
         assert uow.tokens.principal("user-hash") is None
         assert uow.tokens.principal("client-hash") == Principal(client_id=1)
+
+
+def test_a_users_token_says_whether_the_email_is_confirmed(world: Backend) -> None:
+    with world.uow() as uow:
+        uow.users.update(replace(_user(), email_confirmed=False))
+        uow.tokens.add("user-hash", Principal(user_id=USER_ID), NOW)
+        uow.tokens.add("client-hash", Principal(client_id=1), NOW)
+        uow.commit()
+    with world.uow() as uow:
+        assert uow.users.get(USER_ID) == replace(_user(), email_confirmed=False)
+        assert uow.tokens.principal("user-hash") == Principal(user_id=USER_ID, email_confirmed=False)
+        assert uow.tokens.principal("client-hash") == Principal(client_id=1)
+        uow.users.update(replace(_user(), password_hash="new-hash"))
+        uow.commit()
+    with world.uow() as uow:
+        assert uow.users.get(USER_ID) == replace(_user(), password_hash="new-hash")
+        assert uow.tokens.principal("user-hash") == Principal(user_id=USER_ID)
+
+
+def test_revoke_all_revokes_every_token_of_one_user(world: Backend) -> None:
+    with world.uow() as uow:
+        for name, principal in [
+            ("anna-1", Principal(user_id=USER_ID)),
+            ("anna-2", Principal(user_id=USER_ID)),
+            ("ben", Principal(user_id=OTHER_USER_ID)),
+            ("client", Principal(client_id=1)),
+        ]:
+            uow.tokens.add(name, principal, NOW)
+        uow.commit()
+    with world.uow() as uow:
+        uow.tokens.revoke_all(USER_ID, NOW)
+        uow.commit()
+    with world.uow() as uow:
+        assert [uow.tokens.principal(name) is None for name in ("anna-1", "anna-2", "ben", "client")] == [
+            True,
+            True,
+            False,
+            False,
+        ]
+
+
+def _code(purpose: CodePurpose = CodePurpose.CONFIRM_EMAIL, code: str = "12345678") -> AccountCode:
+    return AccountCode(
+        user_id=USER_ID,
+        purpose=purpose,
+        code_hash=hash_code(USER_ID, purpose, code),
+        expires_at=NOW + CODE_LIFETIME,
+        created_at=NOW,
+    )
+
+
+def test_account_codes_count_tries_expire_and_are_replaced(world: Backend) -> None:
+    with world.uow() as uow:
+        uow.account_codes.put(_code())
+        uow.account_codes.put(_code(CodePurpose.RESET_PASSWORD, "87654321"))
+        uow.commit()
+    with world.uow() as uow:
+        tried = [
+            uow.account_codes.spend_attempt(USER_ID, CodePurpose.CONFIRM_EMAIL, now=NOW) for _ in range(6)
+        ]
+        uow.commit()
+    assert [code.attempts if code else None for code in tried] == [1, 2, 3, 4, 5, None]
+    assert tried[0] is not None
+    assert tried[0].matches("12345678")
+    assert not tried[0].matches("12345679")
+    with world.uow() as uow:
+        uow.account_codes.put(_code(code="11112222"))  # a new code replaces the spent one
+        uow.commit()
+    with world.uow() as uow:
+        fresh = uow.account_codes.spend_attempt(USER_ID, CodePurpose.CONFIRM_EMAIL, now=NOW)
+        assert fresh is not None
+        assert fresh.attempts == 1
+        assert fresh.matches("11112222")
+        expiry = NOW + CODE_LIFETIME
+        assert uow.account_codes.spend_attempt(USER_ID, CodePurpose.CONFIRM_EMAIL, now=expiry) is None
+        reset = uow.account_codes.spend_attempt(USER_ID, CodePurpose.RESET_PASSWORD, now=NOW)
+        assert reset is not None
+        assert reset.matches("87654321")
+        uow.account_codes.delete(USER_ID, CodePurpose.RESET_PASSWORD)
+        assert uow.account_codes.spend_attempt(USER_ID, CodePurpose.RESET_PASSWORD, now=NOW) is None
+        assert uow.account_codes.spend_attempt(OTHER_USER_ID, CodePurpose.CONFIRM_EMAIL, now=NOW) is None
+
+
+def test_concurrent_tries_of_one_code_get_five_attempts_in_all(world: Backend) -> None:
+    with world.uow() as uow:
+        uow.account_codes.put(_code())
+        uow.commit()
+    start = threading.Barrier(THREADS)
+
+    def one(_: int) -> int | None:
+        start.wait()
+        for _try in range(50):  # SQLite may answer "busy" to a writer that waited too long
+            try:
+                with world.uow() as uow:
+                    code = uow.account_codes.spend_attempt(USER_ID, CodePurpose.CONFIRM_EMAIL, now=NOW)
+                    uow.commit()
+                return code.attempts if code else None
+            except TransientConflict:
+                continue
+        raise AssertionError("never got through")
+
+    with ThreadPoolExecutor(THREADS) as pool:
+        outcomes = list(pool.map(one, range(THREADS)))
+    assert sorted(n for n in outcomes if n is not None) == [1, 2, 3, 4, 5]
 
 
 def test_clients(world: Backend) -> None:

@@ -8,12 +8,13 @@ from decimal import Decimal
 
 import pytest
 
-from booking_core.accounts import Actor, ApprovalStatus, Client, Principal
+from booking_core.accounts import Actor, ApprovalStatus, Client, Language, Principal, User
 from booking_core.booking import BookingStatus
 from booking_core.catalog import Resource, Schedule, TimeSlot, Venue
 from booking_core.commission import CommissionStatus
 from booking_core.errors import (
     BadRequest,
+    EmailNotConfirmed,
     Forbidden,
     IdempotencyConflict,
     InvalidTransition,
@@ -24,11 +25,28 @@ from booking_core.errors import (
     SlotUnavailable,
     ValidationFailed,
 )
-from booking_core.memory import FixedClock, InMemoryStore, PlainPasswords, SandboxPayments, SequentialIds
+from booking_core.memory import (
+    FakeMailer,
+    FixedClock,
+    InMemoryStore,
+    PlainPasswords,
+    SandboxPayments,
+    SequentialIds,
+)
 from booking_core.paging import Page
 from booking_core.payments import PaymentStatus
-from booking_core.usecases import auth, bookings, browse, clients, idempotency, operator, payments
+from booking_core.usecases import (
+    account_codes,
+    auth,
+    bookings,
+    browse,
+    clients,
+    idempotency,
+    operator,
+    payments,
+)
 from booking_core.usecases.deps import Deps
+from booking_core.usecases.outbox import dispatch_outbox
 from entrypoints.bootstrap import charging_currencies
 
 BERLIN = Venue(id=1, slug="center", name="Center Court", timezone="Europe/Berlin", city="Berlin")
@@ -92,10 +110,33 @@ def deps(store: InMemoryStore, clock: FixedClock, gateway: SandboxPayments) -> D
     )
 
 
+def mailed_code(deps: Deps, email: str) -> str:
+    """Deliver what the outbox holds; the one-time code of the one mail it sent to ``email``."""
+    mailer = FakeMailer()
+    dispatch_outbox(deps, mailer)
+    (code,) = [n.code for n, _ in mailer.sent if n.recipient == email and n.code]
+    return code
+
+
 def user_actor(deps: Deps, email: str = "anna@example.com") -> Actor:
-    _user, token = auth.register_user(
-        deps, email=email, password="a-long-passphrase", first_name="Anna", language="en"
+    """A direct user as the catalog makes one (confirmed from the start), acting through a token.
+
+    Registration itself, with the confirmation of the mailed code, is ``test_register_login_logout``'s.
+    """
+    now = deps.clock.now()
+    user = User(
+        id=deps.ids.new_id(),
+        email=email,
+        first_name="Anna",
+        language=Language.EN,
+        password_hash=deps.passwords.hash("a-long-passphrase"),
+        created_at=now,
     )
+    token = deps.ids.new_token()
+    with deps.uow() as uow:
+        uow.users.add(user)
+        uow.tokens.add(auth.hash_token(token), Principal(user_id=user.id), now)
+        uow.commit()
     return auth.resolve_actor(
         deps, auth.authenticate(deps, token), user_id=None, external_user_id=None, required=True
     )
@@ -124,6 +165,9 @@ def pay(deps: Deps, view: bookings.BookingView, actor: Actor, event_id: str = "e
 def test_register_login_logout(deps: Deps) -> None:
     user, token = auth.register_user(deps, email="Bob@Example.com", password="0123456789", language=None)
     assert user.email == "bob@example.com"
+    with pytest.raises(EmailNotConfirmed):
+        auth.authenticate(deps, token)
+    account_codes.confirm_email(deps, email="bob@example.com", code=mailed_code(deps, "bob@example.com"))
     assert auth.authenticate(deps, token) == Principal(user_id=user.id)
     second = auth.obtain_token(deps, email="bob@example.com", password="0123456789")
     auth.logout(deps, token)

@@ -57,9 +57,10 @@ Slug = Annotated[
         max_length=100,
     ),
 ]
-Email = Annotated[
-    str, _meta("must be an email address", pattern=r"^\s*[^@\s]+@[^@\s]+\.[^@\s]+\s*$", max_length=254)
-]
+# As the API checks it (``booking_core.usecases.auth.normalize_email``): one "@", a domain with a dot and
+# no empty label (no trailing dot), no white space or control characters.
+_ADDRESS = r"[^@\s\x00-\x1f\x7f-\x9f]+@[^@\s\x00-\x1f\x7f-\x9f.]+(?:\.[^@\s\x00-\x1f\x7f-\x9f.]+)+"
+Email = Annotated[str, _meta("must be an email address", pattern=rf"^\s*{_ADDRESS}\s*$", max_length=254)]
 Country = Annotated[str, _meta("must be a two-letter ISO country code such as DE", pattern=r"^[A-Z]{2}$")]
 Currency = Annotated[str, _meta("must be a three-letter currency code such as EUR", pattern=r"^[A-Z]{3}$")]
 Unit = Annotated[PriceUnit, _meta("must be one of " + ", ".join(unit.value for unit in PriceUnit))]

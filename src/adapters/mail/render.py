@@ -1,7 +1,8 @@
 """A notification as a MIME message: text and HTML parts from Jinja2 templates, and the ``.ics``.
 
 Templates live in ``templates/<language>/<template>.txt.j2`` and ``.html.j2``; the text template
-sets the subject (``{% set subject = ... %}``). HTML is autoescaped, text is not.
+sets the subject (``{% set subject = ... %}``). HTML is autoescaped, text is not. A booking's
+templates read its facts as ``f``; an account email's read ``n.code`` and ``n.code_valid_hours``.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def render_email(
     message["Message-ID"] = message_id
     message.set_content(str(text))
     message.add_alternative(html, subtype="html")
-    if notification.has_calendar_event:
+    if notification.has_calendar_event and notification.facts is not None:
         message.add_attachment(
             booking_calendar(notification.facts, sender=sender, now=now),
             subtype="calendar",

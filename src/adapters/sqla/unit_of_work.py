@@ -14,6 +14,7 @@ from adapters.sqla.catalog_cache import ResourceCache
 from adapters.sqla.engine import read_only_engine
 from adapters.sqla.errors import translate, translated
 from adapters.sqla.repositories import (
+    SqlaAccountCodes,
     SqlaBookings,
     SqlaClients,
     SqlaCommissions,
@@ -30,6 +31,7 @@ from adapters.sqla.repositories import (
 )
 from booking_core.errors import StorageUnavailable
 from booking_core.ports import (
+    AccountCodes,
     Bookings,
     Clients,
     Commissions,
@@ -51,6 +53,7 @@ _ON_SESSION: dict[str, Callable[[Session], object]] = {
     "bookings": SqlaBookings,
     "users": SqlaUsers,
     "tokens": SqlaTokens,
+    "account_codes": SqlaAccountCodes,
     "clients": SqlaClients,
     "user_mappings": SqlaUserMappings,
     "resource_mappings": SqlaResourceMappings,
@@ -81,6 +84,7 @@ class SqlaUnitOfWork:
     bookings: Bookings
     users: Users
     tokens: Tokens
+    account_codes: AccountCodes
     clients: Clients
     user_mappings: UserMappings
     resource_mappings: ResourceMappings

@@ -190,23 +190,40 @@ class MemoryUsers:
     def lock(self, user_id: str) -> None:
         """Nothing to do: the store's lock serializes whole transactions."""
 
+    def update(self, user: User) -> None:
+        if user.id in self._rows:
+            self._rows[user.id] = user
+
 
 class MemoryTokens:
-    """Token hashes with their principal and whether they were revoked."""
+    """Token hashes with their principal and whether they were revoked.
 
-    def __init__(self, rows: dict[str, tuple[Principal, bool]]) -> None:
+    A user's principal says whether the user has confirmed their email, as it stands now.
+    """
+
+    def __init__(self, rows: dict[str, tuple[Principal, bool]], users: dict[str, User] | None = None) -> None:
         self._rows = rows
+        self._users = users if users is not None else {}
 
     def add(self, token_hash: str, principal: Principal, created_at: datetime) -> None:
         self._rows[token_hash] = (principal, False)
 
     def principal(self, token_hash: str) -> Principal | None:
         found = self._rows.get(token_hash)
-        return found[0] if found and not found[1] else None
+        if not found or found[1]:
+            return None
+        principal = found[0]
+        user = self._users.get(principal.user_id) if principal.user_id else None
+        return replace(principal, email_confirmed=user.email_confirmed) if user else principal
 
     def revoke(self, token_hash: str) -> None:
         if token_hash in self._rows:
             self._rows[token_hash] = (self._rows[token_hash][0], True)
+
+    def revoke_all(self, user_id: str, now: datetime) -> None:
+        for token_hash, (principal, _) in builtins.list(self._rows.items()):
+            if principal.user_id == user_id:
+                self._rows[token_hash] = (principal, True)
 
 
 class MemoryClients:

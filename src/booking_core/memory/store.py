@@ -10,11 +10,13 @@ from datetime import datetime
 from types import TracebackType
 from typing import Self
 
+from booking_core.account_codes import AccountCode, CodePurpose
 from booking_core.accounts import Client, Principal, ResourceMapping, User, UserMapping, VenueMapping
 from booking_core.booking import BLOCKING_STATUSES, Booking
 from booking_core.catalog import Resource
 from booking_core.commission import Commission
 from booking_core.errors import SlotUnavailable
+from booking_core.memory.account_codes import MemoryAccountCodes
 from booking_core.memory.outbox import InMemoryOutbox
 from booking_core.memory.repositories import (
     MemoryBookings,
@@ -44,6 +46,7 @@ class Tables:
     bookings: dict[str, Booking] = field(default_factory=dict)
     users: dict[str, User] = field(default_factory=dict)
     tokens: dict[str, tuple[Principal, bool]] = field(default_factory=dict)
+    account_codes: dict[tuple[str, CodePurpose], AccountCode] = field(default_factory=dict)
     clients: dict[int, Client] = field(default_factory=dict)
     user_mappings: dict[str, UserMapping] = field(default_factory=dict)
     resource_mappings: dict[str, ResourceMapping] = field(default_factory=dict)
@@ -102,7 +105,8 @@ class InMemoryUnitOfWork:
         self.resources = MemoryResources(t.resources, lambda: self._tables.generation)
         self.bookings = MemoryBookings(t.bookings)
         self.users = MemoryUsers(t.users)
-        self.tokens = MemoryTokens(t.tokens)
+        self.tokens = MemoryTokens(t.tokens, t.users)
+        self.account_codes = MemoryAccountCodes(t.account_codes)
         self.clients = MemoryClients(t.clients)
         self.user_mappings = MemoryUserMappings(t.user_mappings)
         self.resource_mappings = MemoryResourceMappings(t.resource_mappings)

@@ -1,5 +1,6 @@
 """Ports: what the domain needs from storage, payment, mail, time and randomness."""
 
+from booking_core.ports.account_codes import AccountCodes
 from booking_core.ports.currencies import Currencies
 from booking_core.ports.idempotency import IdempotencyRecord, IdempotencyRecords
 from booking_core.ports.mail import Mailer, OutboxQueue
@@ -33,6 +34,7 @@ from booking_core.ports.services import (
 from booking_core.ports.unit_of_work import UnitOfWork
 
 __all__ = [
+    "AccountCodes",
     "BookingCheck",
     "BookingQuery",
     "Bookings",

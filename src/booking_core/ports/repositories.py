@@ -187,6 +187,9 @@ class Users(Protocol):
         bookings are counted and added one request after another (the limit of unpaid bookings).
         The lock order is user, then resource, then booking."""
 
+    def update(self, user: User) -> None:
+        """Store the changed fields of an existing user (password, confirmation...)."""
+
 
 class Tokens(Protocol):
     """API tokens, stored only as hashes."""
@@ -199,6 +202,9 @@ class Tokens(Protocol):
 
     def revoke(self, token_hash: str) -> None:
         """Make a token unusable."""
+
+    def revoke_all(self, user_id: str, now: datetime) -> None:
+        """Make every token of the user unusable."""
 
 
 class Clients(Protocol):

@@ -106,6 +106,22 @@ class OutboxMessage:
             created_at=now,
         )
 
+    @classmethod
+    def account_email(
+        cls, template: MailTemplate, user_id: str, code: str, *, id: str, now: datetime
+    ) -> OutboxMessage:
+        """One email with a one-time ``code`` to a user (``ACCOUNT_TEMPLATES``).
+
+        The message has to carry the code itself until it is sent: only its hash is kept anywhere
+        else. Write it in the transaction that stores the code's hash.
+        """
+        return cls(
+            id=id,
+            kind=EMAIL_KIND,
+            payload={"template": template.value, "user_id": user_id, "code": code},
+            created_at=now,
+        )
+
 
 class Outbox(Protocol):
     """Messages written in the same transaction as the state change they report."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import TracebackType
 from typing import Protocol, Self
 
+from booking_core.ports.account_codes import AccountCodes
 from booking_core.ports.idempotency import IdempotencyRecords
 from booking_core.ports.mail import OutboxQueue
 from booking_core.ports.refunds import Refunds
@@ -75,6 +76,10 @@ class UnitOfWork(Protocol):
     @property
     def tokens(self) -> Tokens:
         """The tokens of this transaction."""
+
+    @property
+    def account_codes(self) -> AccountCodes:
+        """The one-time codes of this transaction."""
 
     @property
     def clients(self) -> Clients:

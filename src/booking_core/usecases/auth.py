@@ -7,19 +7,32 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from booking_core import account_codes
+from booking_core.account_codes import CodePurpose
 from booking_core.accounts import Actor, Language, Principal, User
 from booking_core.errors import (
     BadRequest,
+    EmailNotConfirmed,
     MappingNotFound,
     NotAuthenticated,
     PermissionDenied,
     ValidationFailed,
 )
 from booking_core.limits import MAX_PASSWORD, MIN_PASSWORD
-from booking_core.ports import UnitOfWork
+from booking_core.outbox import MailTemplate
+from booking_core.ports import OutboxMessage, UnitOfWork
 from booking_core.usecases.deps import Deps
 
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+# One "@"; a local part and domain labels of anything but "@", dots (in the domain), white space and
+# control characters; at least two labels, so no empty label and no trailing dot ("a@b.c." is out).
+_NOT_IN_ADDRESS = r"@\s\x00-\x1f\x7f-\x9f"
+_EMAIL = re.compile(rf"^[^{_NOT_IN_ADDRESS}]+@[^{_NOT_IN_ADDRESS}.]+(?:\.[^{_NOT_IN_ADDRESS}.]+)+$")
+
+
+_CODE_MAILS = {
+    CodePurpose.CONFIRM_EMAIL: MailTemplate.CONFIRM_EMAIL,
+    CodePurpose.RESET_PASSWORD: MailTemplate.PASSWORD_RESET,
+}
 
 
 def hash_token(token: str) -> str:
@@ -28,11 +41,37 @@ def hash_token(token: str) -> str:
 
 
 def normalize_email(email: str) -> str:
-    """Email as stored and compared: trimmed, lower-case; raises on a malformed address."""
+    """Email as stored and compared: trimmed, lower-case; raises on a malformed address.
+
+    A valid address has one ``@``, a domain with a dot and no empty label (so no trailing dot),
+    and no white space or control characters (CONTRACT 4.5).
+    """
     cleaned = email.strip().lower()
-    if not _EMAIL.match(cleaned):
+    if not _EMAIL.fullmatch(cleaned):
         raise ValidationFailed("Enter a valid email address.", field="email")
     return cleaned
+
+
+def check_new_password(password: str) -> None:
+    """Refuse a password of the wrong length, or one of nothing but white space."""
+    if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+        raise ValidationFailed(
+            f"Password must be {MIN_PASSWORD} to {MAX_PASSWORD} characters long.", field="password"
+        )
+    if not password.strip():
+        raise ValidationFailed("Password must contain a character that is not a space.", field="password")
+
+
+def send_code(deps: Deps, uow: UnitOfWork, user: User, purpose: CodePurpose) -> None:
+    """Store a new one-time code for ``user`` (replacing the last) and queue the mail that brings it.
+
+    Both are written in ``uow``: the mail goes out only if the code is stored, and the other way round.
+    """
+    now = deps.clock.now()
+    code, record = account_codes.issue(user.id, purpose, now)
+    uow.account_codes.put(record)
+    template = _CODE_MAILS[purpose]
+    uow.outbox.add(OutboxMessage.account_email(template, user.id, code, id=deps.ids.new_id(), now=now))
 
 
 def parse_language(language: str | None) -> Language:
@@ -48,12 +87,14 @@ def parse_language(language: str | None) -> Language:
 def register_user(
     deps: Deps, *, email: str, password: str, first_name: str = "", last_name: str = "", language: str | None
 ) -> tuple[User, str]:
-    """Create a direct user with a password and return it with a fresh token."""
+    """Create a direct user with a password and return it with a fresh token.
+
+    The account starts unconfirmed and gets a mail with a code to confirm it: until then its token
+    answers 403 nearly everywhere (see :func:`principal_in`), so registering someone else's address
+    gains nothing from what a partner later books for that person.
+    """
     email = normalize_email(email)
-    if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
-        raise ValidationFailed(
-            f"Password must be {MIN_PASSWORD} to {MAX_PASSWORD} characters long.", field="password"
-        )
+    check_new_password(password)
     lang = parse_language(language)
     with deps.uow() as uow:
         if uow.users.get_by_email(email) is not None:
@@ -66,11 +107,13 @@ def register_user(
             last_name=last_name,
             language=lang,
             password_hash=deps.passwords.hash(password),
+            email_confirmed=False,
             created_at=now,
         )
         uow.users.add(user)
         token = deps.ids.new_token()
         uow.tokens.add(hash_token(token), Principal(user_id=user.id), now)
+        send_code(deps, uow, user, CodePurpose.CONFIRM_EMAIL)
         uow.commit()
     return user, token
 
@@ -80,9 +123,12 @@ def obtain_token(deps: Deps, *, email: str, password: str) -> str:
 
     Every refusal reads the same and costs one password verification, also when there is no
     such account (or it has no password): neither the answer nor its timing tells who has one.
+    A malformed email is refused as such (400 keyed ``email``): it names no account anyway. An
+    unconfirmed user gets a token too; it works once the address is confirmed.
     """
+    email = normalize_email(email)
     with deps.uow() as uow:
-        user = uow.users.get_by_email(email.strip().lower())
+        user = uow.users.get_by_email(email)
         if user is None or user.password_hash is None:
             deps.passwords.verify_dummy(password)
             matches = False
@@ -102,7 +148,7 @@ def logout(deps: Deps, token: str) -> None:
     A client's service token is the partner's access as a whole; only the operator revokes it.
     """
     with deps.uow() as uow:
-        if principal_in(uow, token).is_client:
+        if principal_in(uow, token, unconfirmed_ok=True).is_client:
             raise PermissionDenied()
         uow.tokens.revoke(hash_token(token))
         uow.commit()
@@ -123,19 +169,25 @@ class TokenCaller:
     on_identified: Callable[[Principal], None] | None = None
 
 
-def authenticate(deps: Deps, token: str | None) -> Principal:
-    """The principal behind ``token``; raises NotAuthenticated when missing or unknown."""
+def authenticate(deps: Deps, token: str | None, *, unconfirmed_ok: bool = False) -> Principal:
+    """The principal behind ``token``; raises NotAuthenticated when missing or unknown.
+
+    The token of a user whose email is not confirmed raises :class:`EmailNotConfirmed` (403),
+    unless ``unconfirmed_ok`` (logout is all such a token may do).
+    """
     if not token:
         raise NotAuthenticated("Authentication credentials were not provided.")
     with deps.read() as uow:
-        return principal_in(uow, token)
+        return principal_in(uow, token, unconfirmed_ok=unconfirmed_ok)
 
 
-def principal_in(uow: UnitOfWork, token: str) -> Principal:
+def principal_in(uow: UnitOfWork, token: str, *, unconfirmed_ok: bool = False) -> Principal:
     """:func:`authenticate` inside an open unit of work."""
     principal = uow.tokens.principal(hash_token(token))
     if principal is None:
         raise NotAuthenticated("Invalid token.")
+    if not principal.email_confirmed and not unconfirmed_ok:
+        raise EmailNotConfirmed()
     return principal
 
 

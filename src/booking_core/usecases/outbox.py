@@ -21,8 +21,15 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from booking_core.errors import MailDeliveryFailed
-from booking_core.notifications import Notification, compose, message_id_for
-from booking_core.outbox import EMAIL_KIND, MailTemplate, OutboxEntry, OutboxStatus, RetryPolicy
+from booking_core.notifications import Notification, compose, compose_account, message_id_for
+from booking_core.outbox import (
+    ACCOUNT_TEMPLATES,
+    EMAIL_KIND,
+    MailTemplate,
+    OutboxEntry,
+    OutboxStatus,
+    RetryPolicy,
+)
 from booking_core.ports import Mailer
 from booking_core.usecases.deps import Deps
 
@@ -169,6 +176,8 @@ def _notification(deps: Deps, entry: OutboxEntry) -> Notification | None:
         template = MailTemplate(entry.template)
     except ValueError:
         raise _Undeliverable(f"unknown email template {entry.template!r}") from None
+    if template in ACCOUNT_TEMPLATES:
+        return _account_notification(deps, entry, template)
     with deps.read() as uow:
         booking = uow.bookings.get(entry.booking_id) if entry.booking_id else None
         if booking is None:
@@ -178,6 +187,16 @@ def _notification(deps: Deps, entry: OutboxEntry) -> Notification | None:
     if resource is None or user is None:
         raise _Undeliverable(f"booking {booking.id}: its resource or user is gone")
     return compose(template, booking, resource, user)
+
+
+def _account_notification(deps: Deps, entry: OutboxEntry, template: MailTemplate) -> Notification:
+    """The one-time code of ``entry`` to its user, at the address the user has now."""
+    user_id, code = str(entry.payload.get("user_id") or ""), str(entry.payload.get("code") or "")
+    with deps.read() as uow:
+        user = uow.users.get(user_id) if user_id else None
+    if user is None or not code:
+        raise _Undeliverable(f"user {user_id!r} not found, or no code to send")
+    return compose_account(template, user, code)
 
 
 def list_outbox(deps: Deps, status: OutboxStatus | None = None, *, limit: int = 100) -> list[OutboxEntry]:

@@ -25,6 +25,8 @@ _TOKEN = "token"  # noqa: S105 - a state key, not a credential
 _UNCHECKED = "token_unchecked"
 #: Route ``opt`` key: the handler checks the token itself, inside its use case's transaction.
 CHECKS_TOKEN_ITSELF = "checks_token_itself"  # noqa: S105 - an option name, not a credential
+#: Route ``opt`` key: the token of a user who has not confirmed their email yet may call it (logout).
+ALLOWS_UNCONFIRMED = "allows_unconfirmed"
 USER_ID_HEADER = "X-User-ID"
 EXTERNAL_USER_ID_HEADER = "X-User-External-ID"
 
@@ -57,11 +59,13 @@ def _identified(connection: ASGIConnection[Any, Any, Any, Any], token: str, prin
     known_tokens(connection).add(token)
 
 
-async def _authenticate(connection: ASGIConnection[Any, Any, Any, Any], *, required: bool) -> None:
+async def _authenticate(
+    connection: ASGIConnection[Any, Any, Any, Any], *, required: bool, unconfirmed_ok: bool = False
+) -> None:
     token = token_from_header(connection.headers.get("authorization"))
     if token is None and not required:
         return
-    principal = await sync_to_thread(authenticate, deps_of(connection), token)
+    principal = await sync_to_thread(authenticate, deps_of(connection), token, unconfirmed_ok=unconfirmed_ok)
     _identified(connection, token or "", principal)
 
 
@@ -76,10 +80,12 @@ async def token_required(connection: ASGIConnection[Any, Any, Any, Any], handler
     A handler marked with ``CHECKS_TOKEN_ITSELF`` gets the token unchecked: its use case looks it up
     in its own transaction, which saves a connection and a thread hand-off. Until the token is found
     valid, any error response checks it first (``errors.handle_exception``), so a bad token still
-    gets 401 whatever else is wrong with the request.
+    gets 401 whatever else is wrong with the request. The token of a user whose email is not
+    confirmed gets 403, except on a handler marked with ``ALLOWS_UNCONFIRMED``.
     """
     if not handler.opt.get(CHECKS_TOKEN_ITSELF):
-        await _authenticate(connection, required=True)
+        unconfirmed_ok = bool(handler.opt.get(ALLOWS_UNCONFIRMED))
+        await _authenticate(connection, required=True, unconfirmed_ok=unconfirmed_ok)
         return
     token = token_from_header(connection.headers.get("authorization"))
     if token is None:

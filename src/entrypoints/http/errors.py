@@ -27,6 +27,7 @@ from litestar.types import Receive, Scope, Send
 from booking_core.errors import (
     BadRequest,
     DomainError,
+    EmailNotConfirmed,
     Forbidden,
     IdempotencyConflict,
     MappingNotFound,
@@ -63,6 +64,8 @@ def _domain(request: Request[Any, Any, Any], exc: DomainError) -> tuple[int, Bod
             return 401, {"detail": exc.message}
         case Forbidden():
             return 403, {"error": exc.message}
+        case EmailNotConfirmed():
+            return 403, {"detail": exc.message}
         case PermissionDenied():
             return 403, {"detail": PERMISSION_DENIED}
         case MappingNotFound():

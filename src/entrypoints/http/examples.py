@@ -11,7 +11,16 @@ from typing import Any
 
 import msgspec
 
-from entrypoints.http.structs.auth import CredentialsIn, Registered, RegisterIn, TokenOut
+from entrypoints.http.structs.auth import (
+    ConfirmEmailIn,
+    CredentialsIn,
+    EmailIn,
+    MessageOut,
+    Registered,
+    RegisterIn,
+    ResetPasswordIn,
+    TokenOut,
+)
 from entrypoints.http.structs.availability import AvailabilityOut, AvailableRangeOut
 from entrypoints.http.structs.booking_requests import CancelIn, CreateBookingIn
 from entrypoints.http.structs.bookings import BookingItem, CancelledOut, ClientBookingCreated
@@ -81,6 +90,9 @@ EXAMPLES: Mapping[type[msgspec.Struct], Mapping[str, Any]] = {
         "language": "de",
     },
     CredentialsIn: {"email": "max@example.com", "password": "a-long-passphrase"},
+    EmailIn: {"email": "max@example.com"},
+    ConfirmEmailIn: {"email": "max@example.com", "code": "40917263"},
+    ResetPasswordIn: {"email": "max@example.com", "code": "83310572", "password": "another-long-passphrase"},
     # ------------------------------------------------------------------ answers
     BookingItem: {**_BOOKING, "resource": 1},
     ClientBookingCreated: {
@@ -208,4 +220,5 @@ EXAMPLES: Mapping[type[msgspec.Struct], Mapping[str, Any]] = {
         "token": "zMxcP-oKdHhYJMURg4nErWXo7ZeYjOtw6LMLnb06DBE",
     },
     TokenOut: {"token": "XGeOLxOAVW0cMXyxdtp-jDZWK041Uhk-iLFS0hlQe7U"},
+    MessageOut: {"detail": "Email address confirmed."},
 }

@@ -154,9 +154,11 @@ _ANSWERS: dict[int, ResponseSpec] = {
         _REFUSAL_BODY,
         (
             "The caller may not do this: a user token on a client endpoint, a booking the caller does not "
-            "own, a client's token on logout (`detail`); a venue mapping not approved yet (`error`)."
+            "own, a client's token on logout, the token of a user who has not confirmed their email "
+            "address yet (`detail`); a venue mapping not approved yet (`error`)."
         ),
         forbidden={"detail": "You do not have permission to perform this action."},
+        unconfirmed={"detail": "Confirm your email address first."},
         not_approved={"error": "venue mapping is not approved"},
     ),
     404: _answer(
@@ -217,6 +219,23 @@ CLIENT_READ_ANSWERS = answers(*_API, 401, 403, 404)
 CLIENT_WRITE_ANSWERS = answers(*_POST, 401, 403, 404)
 SIGN_UP_ANSWERS = answers(*_POST)
 LOGOUT_ANSWERS = answers(*_POST, 401, 403)
+#: Requests for a mailed code: a malformed email is the only refusal besides throttling.
+CODE_REQUEST_ANSWERS = answers(*_POST)
+#: Redeeming a mailed code: a wrong code, or none to try, is a 400 ``error``.
+CODE_ANSWERS = answers(*_POST) | {
+    400: _answer(
+        _BAD_REQUEST_BODY,
+        (
+            "Bad request. Invalid fields: messages keyed by field name. A code that is not the one mailed "
+            '(each try counts, five per code): `error` "The code is not correct.". No code to try (none '
+            "was sent, or it expired after 24 hours, was used, replaced by a newer one or tried five times; "
+            'or no such account): `error` "The code has expired or is used up; ask for a new one.".'
+        ),
+        wrong_code={"error": "The code is not correct."},
+        no_code={"error": "The code has expired or is used up; ask for a new one."},
+        invalid_field={"email": ["Enter a valid email address."]},
+    )
+}
 WEBHOOK_ANSWERS = answers(400, 413, 503)
 
 #: Response headers some error answers always carry.

@@ -1,6 +1,7 @@
 """SQLAlchemy models of every table. The migrations, not ``create_all``, create the schema."""
 
 from adapters.sqla.models.accounts import (
+    AccountCodeRow,
     ClientRow,
     ResourceMappingRow,
     TokenRow,
@@ -33,6 +34,7 @@ metadata = Base.metadata
 
 __all__ = [
     "NO_OVERLAP_CONSTRAINT",
+    "AccountCodeRow",
     "ActivityTypeRow",
     "Base",
     "BookingRevisionRow",

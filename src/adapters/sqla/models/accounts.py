@@ -16,6 +16,7 @@ from sqlalchemy import (
     String,
     UniqueConstraint,
     func,
+    true,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -32,6 +33,8 @@ class UserRow(Base):
     language: Mapped[str] = mapped_column(String(2), default="de")
     password_hash: Mapped[str | None] = mapped_column(String(255))
     is_active: Mapped[bool] = mapped_column(Boolean, default=True)
+    # False only for a self-registered account until its owner confirms the address (CONTRACT 4.5).
+    email_confirmed: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
 
 
@@ -63,6 +66,19 @@ class TokenRow(Base):
     client_id: Mapped[int | None] = mapped_column(ForeignKey("clients.id", ondelete="CASCADE"), index=True)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
     revoked_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+
+
+class AccountCodeRow(Base):
+    """A one-time code mailed to a user, by its hash; at most one per user and purpose."""
+
+    __tablename__ = "account_codes"
+
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    purpose: Mapped[str] = mapped_column(String(20), primary_key=True)
+    code_hash: Mapped[str] = mapped_column(String(64))
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
 
 
 class UserMappingRow(Base):

@@ -1,5 +1,6 @@
 """Repositories over SQLAlchemy sessions, one per port; no ORM object leaves them."""
 
+from adapters.sqla.repositories.account_codes import SqlaAccountCodes
 from adapters.sqla.repositories.accounts import SqlaClients, SqlaTokens, SqlaUsers
 from adapters.sqla.repositories.bookings import SqlaBookings
 from adapters.sqla.repositories.catalog import SqlaResources
@@ -10,6 +11,7 @@ from adapters.sqla.repositories.messaging import SqlaIdempotencyRecords, SqlaOut
 from adapters.sqla.repositories.refunds import SqlaRefunds
 
 __all__ = [
+    "SqlaAccountCodes",
     "SqlaBookings",
     "SqlaClients",
     "SqlaCommissions",

@@ -24,6 +24,7 @@ def user_to_domain(row: UserRow) -> User:
         language=Language(row.language),
         password_hash=row.password_hash,
         is_active=row.is_active,
+        email_confirmed=row.email_confirmed,
         created_at=row.created_at,
     )
 
@@ -37,6 +38,7 @@ def user_from_domain(user: User) -> UserRow:
         language=user.language.value,
         password_hash=user.password_hash,
         is_active=user.is_active,
+        email_confirmed=user.email_confirmed,
         created_at=user.created_at,
     )
 
@@ -51,6 +53,18 @@ def client_to_domain(row: ClientRow) -> Client:
         is_active=row.is_active,
         created_at=row.created_at,
     )
+
+
+#: What ``SqlaUsers.update`` may change: everything but the id and the creation time.
+_USER_FIELDS = (
+    "email",
+    "first_name",
+    "last_name",
+    "language",
+    "password_hash",
+    "is_active",
+    "email_confirmed",
+)
 
 
 @translate_errors
@@ -84,6 +98,15 @@ class SqlaUsers:
         if self._session.get_bind().dialect.name == "sqlite":
             return
         self._session.connection().execute(_LOCK_USER, {"user_id": user_id})
+
+    def update(self, user: User) -> None:
+        row = self._session.get(UserRow, user.id)
+        if row is None:
+            return
+        changed = user_from_domain(user)
+        for column in _USER_FIELDS:
+            setattr(row, column, getattr(changed, column))
+        self._session.flush()
 
 
 @translate_errors
@@ -121,11 +144,12 @@ class SqlaTokens:
         rows = driver.execute(self._session, PRINCIPAL, {"token_hash": token_hash})
         if not rows:
             return None
-        user_id, client_id, user_active, client_active, revision = rows[0]
+        user_id, client_id, user_active, confirmed, client_active, revision = rows[0]
         remember_revision(self._session, revision)
         if (user_id is not None and not user_active) or (client_id is not None and not client_active):
             return None
-        return Principal(user_id=user_id, client_id=client_id)
+        confirmed = user_id is None or bool(confirmed)  # a client's token has no user to confirm
+        return Principal(user_id=user_id, client_id=client_id, email_confirmed=confirmed)
 
     def revoke(self, token_hash: str) -> None:
         stmt = (
@@ -135,11 +159,25 @@ class SqlaTokens:
         )
         self._session.execute(stmt)
 
+    def revoke_all(self, user_id: str, now: datetime) -> None:
+        stmt = (
+            update(TokenRow)
+            .where(TokenRow.user_id == user_id, TokenRow.revoked_at.is_(None))
+            .values(revoked_at=now)
+        )
+        self._session.execute(stmt)
+
 
 # Built once on the tables: every authenticated request runs it (the benchmark's booking floor too).
 _TOKENS, _USERS, _CLIENTS = TokenRow.__table__, UserRow.__table__, ClientRow.__table__
 PRINCIPAL = driver.DriverStatement(
-    select(_TOKENS.c.user_id, _TOKENS.c.client_id, _USERS.c.is_active, _CLIENTS.c.is_active)
+    select(
+        _TOKENS.c.user_id,
+        _TOKENS.c.client_id,
+        _USERS.c.is_active,
+        _USERS.c.email_confirmed,
+        _CLIENTS.c.is_active,
+    )
     .select_from(_TOKENS)
     .outerjoin(_USERS, _USERS.c.id == _TOKENS.c.user_id)
     .outerjoin(_CLIENTS, _CLIENTS.c.id == _TOKENS.c.client_id)
