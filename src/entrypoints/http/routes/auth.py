@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Request, Router, post
+from litestar.concurrency import sync_to_thread
 from litestar.di import NamedDependency
 from litestar.params import JSONBody
 
@@ -17,7 +18,7 @@ from booking_core.usecases.deps import Deps
 from entrypoints.http.auth import provide_token, token_required
 from entrypoints.http.hashing import hashing_pool
 from entrypoints.http.openapi import LOGOUT_ANSWERS, SIGN_UP_ANSWERS, USER_ONLY
-from entrypoints.http.ratelimit import known_tokens
+from entrypoints.http.ratelimit import forget_token
 from entrypoints.http.structs.auth import CredentialsIn, Registered, RegisterIn, TokenOut
 from entrypoints.http.throttle import count_attempt
 
@@ -55,16 +56,15 @@ async def obtain_token(
 @post(
     "/logout/",
     guards=[token_required],
-    sync_to_thread=True,
     status_code=204,
     responses=LOGOUT_ANSWERS,
     security=USER_ONLY,
 )
-def logout(request: AnyRequest, deps: NamedDependency[Deps]) -> None:
+async def logout(request: AnyRequest, deps: NamedDependency[Deps]) -> None:
     """Revoke the user token this request was made with (a client's token: 403, kept)."""
     token = provide_token(request)
-    auth.logout(deps, token)
-    known_tokens(request).discard(token)
+    await sync_to_thread(auth.logout, deps, token)
+    await forget_token(request, token)
 
 
 router = Router(path="/auth", route_handlers=[register, obtain_token, logout], tags=["auth"])
