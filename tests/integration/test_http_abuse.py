@@ -31,6 +31,7 @@ from tests.integration.http_fixtures import (
     PARTNER,
     Api,
     auth,
+    book,
     loaded_sqlite_url,
     sqlite_template,
     start,
@@ -99,6 +100,18 @@ def test_made_up_tokens_count_against_their_address(loaded_sqlite_url: str) -> N
         assert api.client.get("/api/v1/resources/", headers={"Authorization": "Bearer x"}).status_code == 429
         assert api.client.get("/api/v1/resources/").status_code == 429
         assert api.client.get(BOOKINGS, headers=auth(ANNA)).status_code == 200  # counted on its own
+
+
+def test_a_booking_counts_on_its_token_from_the_tokens_first_request(loaded_sqlite_url: str) -> None:
+    # booking creation checks a known token late, in its own transaction; an unknown one is checked
+    # (and counted on its key) first. Once the first request counted on the address alone.
+    with _app(loaded_sqlite_url, rate_limit=2) as api:
+        book(api, ANNA, "Court 1", "2026-06-03T10:00:00+02:00", "2026-06-03T11:00:00+02:00")
+        book(api, ANNA, "Court 1", "2026-06-03T12:00:00+02:00", "2026-06-03T13:00:00+02:00")
+        book(api, ANNA, "Court 1", "2026-06-03T14:00:00+02:00", "2026-06-03T15:00:00+02:00", expect=429)
+        # the token's first request cost its address one request, no more
+        assert api.client.get("/api/v1/resources/").status_code == 200
+        assert api.client.get("/api/v1/resources/").status_code == 429
 
 
 def test_valid_tokens_count_on_their_own_key_for_a_while() -> None:

@@ -17,7 +17,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import RedisError
 
 from entrypoints.http.counters import PASSED, REMEMBER_VALID_TOKEN_S, Hit, MemoryCounters, token_key
@@ -25,8 +25,10 @@ from entrypoints.http.counters import PASSED, REMEMBER_VALID_TOKEN_S, Hit, Memor
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-#: A count that waits longer than this for Redis is made in memory instead.
-SOCKET_TIMEOUT_S = 0.5
+#: A count that waits longer than this for Redis (a connection, or its answer) is made in memory instead.
+TIMEOUT_S = 2.0
+#: Connections to Redis per process; one count holds one for a single round trip.
+MAX_CONNECTIONS = 16
 #: After a failure, counts stay in memory this long before Redis is tried again.
 RETRY_AFTER_OUTAGE_S = 5.0
 _LOG_EVERY_S = 60.0
@@ -71,11 +73,20 @@ return take({KEYS[2]}, tonumber(ARGV[1]), tonumber(ARGV[2]))
 
 
 def redis_client(url: str) -> Redis:
-    """An asyncio Redis client for ``url`` that gives up quickly instead of holding requests."""
-    client: Redis = Redis.from_url(
-        url, socket_timeout=SOCKET_TIMEOUT_S, socket_connect_timeout=SOCKET_TIMEOUT_S
+    """An asyncio Redis client for ``url`` that gives up quickly instead of holding requests.
+
+    Its connections are few and reused: a burst of requests waits a moment for one instead of
+    opening hundreds at once, which under load took longer than the timeout and sent the burst's
+    counts to memory.
+    """
+    pool = BlockingConnectionPool.from_url(
+        url,
+        max_connections=MAX_CONNECTIONS,
+        timeout=TIMEOUT_S,
+        socket_timeout=TIMEOUT_S,
+        socket_connect_timeout=TIMEOUT_S,
     )
-    return client
+    return Redis.from_pool(pool)
 
 
 def check_reachable(url: str) -> str | None:
