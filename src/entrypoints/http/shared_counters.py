@@ -178,8 +178,11 @@ class RedisCounters:
         async def shared() -> None:
             await self._client.delete(self._valid_mark(token))
 
-        await self.fallback.forget_token(token)
-        await self._shared(shared, lambda: self.fallback.forget_token(token))
+        async def in_memory_only() -> None:
+            return None
+
+        await self.fallback.forget_token(token)  # it may have been found valid during an outage
+        await self._shared(shared, in_memory_only)
 
     async def aclose(self) -> None:
         await self._client.aclose()
