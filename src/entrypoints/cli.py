@@ -217,7 +217,7 @@ def _serve(_: argparse.Namespace) -> int:
     try:
         ensure_port_free(settings.host, settings.port)
         _say(f"serving on http://{settings.host}:{settings.port} with {settings.workers} worker process(es)")
-        serve(settings.host, settings.port, settings.workers)
+        serve(settings.host, settings.port, settings.workers, settings.forwarded_allow_ips)
     except ServeError as exc:
         raise _Exit(str(exc), 1) from None
     return 0

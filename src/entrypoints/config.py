@@ -7,6 +7,7 @@ command line can print it and exit without a traceback.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -62,6 +63,8 @@ class Settings:
     redis_url: str | None = None
     #: Prefix of every key the service writes to Redis, so deployments (or tests) can share one server.
     redis_namespace: str = "booking"
+    #: Peers (load balancers) whose ``X-Forwarded-For`` names the client; from others it is ignored.
+    forwarded_allow_ips: tuple[str, ...] = ()
     sepa_debtor: SepaDebtorSettings = field(default_factory=lambda: SepaDebtorSettings())
     #: The longest a request waits for one database lock; past it, 503 instead of hanging.
     db_lock_timeout_ms: int = 5000
@@ -113,6 +116,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         database_replica_url=env.get("BOOKING_DATABASE_REPLICA_URL", None, _replica_url),
         redis_url=env.get("BOOKING_REDIS_URL", None, _redis_url),
         redis_namespace=env.get("BOOKING_REDIS_NAMESPACE", d.redis_namespace, _namespace),
+        forwarded_allow_ips=env.get("BOOKING_FORWARDED_ALLOW_IPS", d.forwarded_allow_ips, _addresses),
         sepa_debtor=_sepa_debtor(env),
         db_lock_timeout_ms=env.get(
             "BOOKING_DB_LOCK_TIMEOUT_MS", d.db_lock_timeout_ms, _int_range(1, 24 * 60 * 60 * 1000)
@@ -279,6 +283,18 @@ def _namespace(raw: str) -> str:
     if not re.fullmatch(r"[A-Za-z0-9_.:-]{1,64}", raw):
         raise ValueError("must be 1 to 64 letters, digits or _ . : -")
     return raw
+
+
+def _addresses(raw: str) -> tuple[str, ...]:
+    """Comma-separated IP addresses and networks (``10.0.0.0/8``), each written in its usual form."""
+    found = []
+    for item in (part.strip() for part in raw.split(",")):
+        try:
+            found.append(str(ipaddress.ip_network(item)) if "/" in item else str(ipaddress.ip_address(item)))
+        except ValueError:
+            message = f"must be IP addresses or networks separated by commas ({item!r} is neither)"
+            raise ValueError(message) from None
+    return tuple(found)
 
 
 def _http_url(raw: str) -> str:

@@ -11,6 +11,7 @@ import multiprocessing
 import signal
 import socket
 import time
+from collections.abc import Sequence
 from types import FrameType
 from typing import Any
 
@@ -32,13 +33,25 @@ class ServeError(Exception):
     """The server cannot start (for example, the port is taken)."""
 
 
-def serve(host: str, port: int, workers: int) -> None:
+def proxy_options(forwarded_allow_ips: Sequence[str]) -> dict[str, Any]:
+    """uvicorn's options to take the client address from ``X-Forwarded-For`` of these peers only.
+
+    uvicorn trusts the header from 127.0.0.1 unless told otherwise; so any local caller could pick
+    the address it is rate limited under. With no peers listed the header is ignored altogether.
+    """
+    if not forwarded_allow_ips:
+        return {"proxy_headers": False}
+    return {"proxy_headers": True, "forwarded_allow_ips": list(forwarded_allow_ips)}
+
+
+def serve(host: str, port: int, workers: int, forwarded_allow_ips: Sequence[str] = ()) -> None:
     """Serve until SIGINT or SIGTERM; a worker that dies is replaced. Call ensure_port_free first."""
+    options = {**_UVICORN, **proxy_options(forwarded_allow_ips)}
     if workers == 1:
-        uvicorn.run(host=host, port=port, **_UVICORN)
+        uvicorn.run(host=host, port=port, **options)
         return
     context = multiprocessing.get_context("spawn")
-    processes = [context.Process(target=_worker, args=(host, port)) for _ in range(workers)]
+    processes = [context.Process(target=_worker, args=(host, port, options)) for _ in range(workers)]
     stopping = False
 
     def stop(_signum: int, _frame: FrameType | None) -> None:
@@ -56,7 +69,7 @@ def serve(host: str, port: int, workers: int) -> None:
         time.sleep(0.5)
         for index, process in enumerate(processes):
             if not process.is_alive() and not stopping:
-                processes[index] = context.Process(target=_worker, args=(host, port))
+                processes[index] = context.Process(target=_worker, args=(host, port, options))
                 processes[index].start()
     for process in processes:
         process.join(timeout=30)
@@ -88,7 +101,7 @@ def _listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _worker(host: str, port: int) -> None:
+def _worker(host: str, port: int, options: dict[str, Any]) -> None:
     sock = _listening_socket(host, port)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent turns Ctrl-C into SIGTERM for us
-    uvicorn.Server(uvicorn.Config(**_UVICORN)).run(sockets=[sock])
+    uvicorn.Server(uvicorn.Config(**options)).run(sockets=[sock])

@@ -16,14 +16,13 @@ import pytest
 from argon2 import PasswordHasher
 from argon2 import extract_parameters as argon2_parameters
 from litestar.exceptions import TooManyRequestsException
-from litestar.stores.memory import MemoryStore
 
 from adapters.passwords import Argon2Passwords
 from booking_core.memory import PlainPasswords
 from entrypoints.bootstrap import Services
 from entrypoints.http.app import create_app
+from entrypoints.http.counters import REMEMBER_VALID_TOKEN_S, MemoryCounters, token_digest
 from entrypoints.http.hashing import HASHING_STATE, HashingPool
-from entrypoints.http.ratelimit import KnownTokens
 from entrypoints.http.throttle import Throttle
 from tests.integration.http_fixtures import (
     ANNA,
@@ -32,10 +31,12 @@ from tests.integration.http_fixtures import (
     PARTNER,
     Api,
     auth,
+    book,
     loaded_sqlite_url,
     sqlite_template,
     start,
 )
+from tests.support.server import free_port
 
 __all__ = ["loaded_sqlite_url", "sqlite_template"]
 
@@ -44,10 +45,20 @@ REGISTER = "/api/v1/auth/register/"
 
 
 @contextmanager
-def _app(url: str, *, rate_limit: int = 0, login_limit: int = 0, passwords: Any = None) -> Iterator[Api]:
+def _app(
+    url: str,
+    *,
+    rate_limit: int = 0,
+    login_limit: int = 0,
+    passwords: Any = None,
+    redis_url: str | None = None,
+) -> Iterator[Api]:
     def customize(services: Services) -> Services:
         settings = replace(
-            services.settings, rate_limit_per_minute=rate_limit, login_rate_limit_per_minute=login_limit
+            services.settings,
+            rate_limit_per_minute=rate_limit,
+            login_rate_limit_per_minute=login_limit,
+            redis_url=redis_url,
         )
         deps = services.deps if passwords is None else replace(services.deps, passwords=passwords)
         return replace(services, settings=settings, deps=deps)
@@ -91,19 +102,33 @@ def test_made_up_tokens_count_against_their_address(loaded_sqlite_url: str) -> N
         assert api.client.get(BOOKINGS, headers=auth(ANNA)).status_code == 200  # counted on its own
 
 
-def test_known_tokens_are_forgotten_after_a_while() -> None:
+def test_a_booking_counts_on_its_token_from_the_tokens_first_request(loaded_sqlite_url: str) -> None:
+    # booking creation checks a known token late, in its own transaction; an unknown one is checked
+    # (and counted on its key) first. Once the first request counted on the address alone.
+    with _app(loaded_sqlite_url, rate_limit=2) as api:
+        book(api, ANNA, "Court 1", "2026-06-03T10:00:00+02:00", "2026-06-03T11:00:00+02:00")
+        book(api, ANNA, "Court 1", "2026-06-03T12:00:00+02:00", "2026-06-03T13:00:00+02:00")
+        book(api, ANNA, "Court 1", "2026-06-03T14:00:00+02:00", "2026-06-03T15:00:00+02:00", expect=429)
+        # the token's first request cost its address one request, no more
+        assert api.client.get("/api/v1/resources/").status_code == 200
+        assert api.client.get("/api/v1/resources/").status_code == 429
+
+
+def test_valid_tokens_count_on_their_own_key_for_a_while() -> None:
     now = [0.0]
-    tokens = KnownTokens(size=2, ttl=10, clock=lambda: now[0])
-    tokens.add("a")
-    tokens.add("b")
-    tokens.add("c")  # the oldest is dropped
-    assert tokens.digest_if_known("a") is None
-    digest = tokens.digest_if_known("b")  # the rate limit's key for the token: its hash, never itself
-    assert digest is not None
-    assert digest != "b"
-    assert digest != tokens.digest_if_known("c")
-    now[0] = 10.5
-    assert tokens.digest_if_known("c") is None
+    counters = MemoryCounters(clock=lambda: now[0])
+    token = token_digest("a")  # the counters know a token by its hash, never by itself
+    assert token != "a"
+
+    async def caller() -> tuple[bool, bool]:
+        hit, on_token = await counters.count_caller(token, "address:x", 100, 60)
+        return hit.passed, on_token
+
+    assert anyio.run(caller) == (True, False)  # not known valid: counted on the address
+    assert anyio.run(counters.count_valid_token, token, 100, 60).passed
+    assert anyio.run(caller) == (True, True)
+    now[0] = REMEMBER_VALID_TOKEN_S + 0.5  # forgotten, so a revoked token soon counts on its address
+    assert anyio.run(caller) == (True, False)
 
 
 # --------------------------------------------------------------------------- the login throttle
@@ -111,21 +136,20 @@ def test_known_tokens_are_forgotten_after_a_while() -> None:
 
 def test_throttle_counts_per_key_in_fixed_windows() -> None:
     now = [120.0]
-    throttle = Throttle(2, window=60, clock=lambda: now[0])
-    store = MemoryStore()
+    throttle = Throttle(2, MemoryCounters(clock=lambda: now[0]), window=60)
 
     async def attempts() -> None:
-        await throttle.attempt(store, ["address:a", "email:x"])
-        await throttle.attempt(store, ["address:c", "email:x"])
+        await throttle.attempt(["address:a", "email:x"])
+        await throttle.attempt(["address:c", "email:x"])
         with pytest.raises(TooManyRequestsException) as refused:
-            await throttle.attempt(store, ["address:b", "email:x"])  # x has had two
+            await throttle.attempt(["address:b", "email:x"])  # x has had two
         assert refused.value.headers == {"Retry-After": "60"}
-        await throttle.attempt(store, ["address:b", "email:z"])  # the refusal counted nothing for b
-        await throttle.attempt(store, ["address:b", "email:y"])
+        await throttle.attempt(["address:b", "email:z"])  # the refusal counted nothing for b
+        await throttle.attempt(["address:b", "email:y"])
         with pytest.raises(TooManyRequestsException):
-            await throttle.attempt(store, ["address:b", "email:w"])  # b has had two
+            await throttle.attempt(["address:b", "email:w"])  # b has had two
         now[0] = 180.0  # the next window
-        await throttle.attempt(store, ["address:b", "email:x"])
+        await throttle.attempt(["address:b", "email:x"])
 
     anyio.run(attempts)
 
@@ -184,6 +208,18 @@ def test_registrations_are_throttled_per_address_and_per_email(loaded_sqlite_url
         many = ["10.0.2.1", "10.0.2.2", "10.0.2.3"]
         same = ["b@example.com"] * 3
         assert _run_from(app, many, lambda c: register(c, same)) == [201, 400, 429]  # 400: exists already
+
+
+def test_limits_hold_while_redis_cannot_be_reached(loaded_sqlite_url: str) -> None:
+    # once an outage let every request through uncounted: 40 of 40 wrong logins were answered
+    down = f"redis://127.0.0.1:{free_port()}/0"
+    with _app(
+        loaded_sqlite_url, rate_limit=20, login_limit=5, passwords=PlainPasswords(), redis_url=down
+    ) as api:
+        body = {"email": "anna@example.com", "password": "wrong-password"}
+        statuses = [api.client.post(LOGIN, json=body).status_code for _ in range(40)]
+        assert statuses == [400] * 5 + [429] * 35
+        assert api.client.get("/api/v1/resources/").status_code == 429  # the address had its 20
 
 
 # --------------------------------------------------------------------------- password work

@@ -18,7 +18,7 @@ import pytest
 from redis import Redis
 from redis.exceptions import RedisError
 
-from entrypoints.http.shared_counters import FailOpenStore, redis_store
+from entrypoints.http.shared_counters import redis_counters
 from tests.support.server import BOOKING, free_port, serving
 
 REDIS_URL = os.environ.get("BOOKING_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -90,15 +90,28 @@ def test_serve_refuses_an_unreachable_redis_in_one_line(tmp_path: Path) -> None:
     assert lines[0].startswith("BOOKING_REDIS_URL: cannot reach Redis"), lines
 
 
-def test_a_redis_outage_lets_requests_pass_uncounted() -> None:
-    store = redis_store(f"redis://127.0.0.1:{free_port()}/0", "booking-test-down")
-    assert isinstance(store, FailOpenStore)
+def test_a_redis_outage_counts_in_the_process_memory() -> None:
+    counters = redis_counters(f"redis://127.0.0.1:{free_port()}/0", "booking-test-down")
 
-    async def use() -> tuple[bytes | None, bool]:
-        await store.set("k", "1", expires_in=60)
-        return await store.get("k"), await store.exists("k")
+    async def use() -> list[bool]:
+        return [(await counters.count(["k"], 2, 60)).passed for _ in range(3)]
 
-    assert asyncio.run(use()) == (None, False)
+    assert asyncio.run(use()) == [True, True, False]  # never unlimited
+
+
+def test_counting_in_redis_is_atomic_across_clients(namespace: str) -> None:
+    """Two clients (as two processes) counting one key at once: exactly the limit passes."""
+
+    async def burst() -> list[bool]:
+        clients = [redis_counters(REDIS_URL, namespace) for _ in range(2)]
+        try:
+            hits = await asyncio.gather(*(clients[n % 2].count(["k"], 20, 60) for n in range(200)))
+        finally:
+            for client in clients:
+                await client.aclose()
+        return [hit.passed for hit in hits]
+
+    assert sum(asyncio.run(burst())) == 20
 
 
 def _dir(path: Path) -> Path:

@@ -197,3 +197,24 @@ def test_an_invalid_value_in_the_env_file_names_the_variable(tmp_path: Path) -> 
 
     with pytest.raises(ConfigError, match=r"^BOOKING_PORT: must be an integer from 1 to 65535, got 'http'$"):
         load_settings({}, env_file=env_file)
+
+
+def test_forwarded_allow_ips_are_addresses_and_networks() -> None:
+    # X-Forwarded-For is trusted from no peer unless the variable names it
+    assert load_settings({}, env_file=None).forwarded_allow_ips == ()
+    settings = load_settings({"BOOKING_FORWARDED_ALLOW_IPS": " 10.0.0.1, 10.1.0.0/16,::1 "}, env_file=None)
+    assert settings.forwarded_allow_ips == ("10.0.0.1", "10.1.0.0/16", "::1")
+
+
+@pytest.mark.parametrize(
+    "value", ["*", "lb.internal", "10.0.0.1,", "10.0.0.0/33", "10.0.0.1/8", "10.0.0.256"]
+)
+def test_invalid_forwarded_allow_ips_give_one_line_naming_the_variable(value: str) -> None:
+    with pytest.raises(ConfigError) as excinfo:
+        load_settings({"BOOKING_FORWARDED_ALLOW_IPS": value}, env_file=None)
+
+    message = str(excinfo.value)
+    assert message.startswith(
+        "BOOKING_FORWARDED_ALLOW_IPS: must be IP addresses or networks separated by commas"
+    )
+    assert "\n" not in message

@@ -14,7 +14,7 @@ from entrypoints.http.errors import handle_exception
 from entrypoints.http.hashing import HASHING_STATE, HashingPool
 from entrypoints.http.inputs import check_request
 from entrypoints.http.openapi import TimeOfDaySchemaPlugin, finish, openapi_config
-from entrypoints.http.ratelimit import KNOWN_TOKENS_STATE, KnownTokens, counter_stores, rate_limit_middleware
+from entrypoints.http.ratelimit import RATE_LIMIT_STATE, RateLimit, rate_limit_middleware, request_counters
 from entrypoints.http.request_metrics import request_metrics
 from entrypoints.http.routes import auth, bookings, client, resources, webhooks
 from entrypoints.http.routes.health import health
@@ -62,6 +62,9 @@ def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
     """The Litestar application serving the booking API for ``services``."""
     deps = services.deps
     versions = services.version_probe() or NoProbe()
+    settings = services.settings
+    counters = request_counters(settings.redis_url, settings.redis_namespace)
+    limit = RateLimit(settings.rate_limit_per_minute, counters)
     api = Router(
         path=API_PREFIX,
         route_handlers=[api_index, resources.router, bookings.router, client.router, auth.router],
@@ -74,31 +77,30 @@ def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
             "deps": Provide(lambda: deps, use_cache=True, sync_to_thread=False),
         },
         on_startup=[versions.start],
-        on_shutdown=[versions.stop],
+        on_shutdown=[versions.stop, counters.aclose],
         exception_handlers={Exception: handle_exception},
         middleware=[
             request_metrics(app_name="booking", prefix="booking"),
-            *rate_limit_middleware(services.settings.rate_limit_per_minute),
+            *rate_limit_middleware(limit),
         ],
-        stores=counter_stores(services.settings.redis_url, services.settings.redis_namespace),
         request_max_body_size=MAX_BODY_BYTES,
         openapi_config=openapi_config(),
         plugins=[TimeOfDaySchemaPlugin()],
-        state=_state(services, versions),
+        state=_state(services, versions, limit),
         debug=debug,
     )
     finish(app, API_PREFIX)
     return app
 
 
-def _state(services: AppServices, versions: VersionProbe) -> State:
+def _state(services: AppServices, versions: VersionProbe, limit: RateLimit) -> State:
     return State(
         {
             "deps": services.deps,
             "ping": services.ping,
             "webhook_secret": services.settings.stripe_webhook_secret,
-            KNOWN_TOKENS_STATE: KnownTokens(),
-            THROTTLE_STATE: Throttle(services.settings.login_rate_limit_per_minute),
+            RATE_LIMIT_STATE: limit,
+            THROTTLE_STATE: Throttle(services.settings.login_rate_limit_per_minute, limit.counters),
             HASHING_STATE: HashingPool(),
             VERSIONS_STATE: versions,
         }

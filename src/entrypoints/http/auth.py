@@ -18,7 +18,7 @@ from booking_core.errors import NotAuthenticated, PermissionDenied, ValidationFa
 from booking_core.limits import MAX_EXTERNAL_ID
 from booking_core.usecases.auth import TokenCaller, authenticate, resolve_actor
 from booking_core.usecases.deps import Deps
-from entrypoints.http.ratelimit import known_tokens
+from entrypoints.http.ratelimit import count_valid_token, counted_on_token
 
 _PRINCIPAL = "principal"
 _TOKEN = "token"  # noqa: S105 - a state key, not a credential
@@ -53,10 +53,9 @@ def deps_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Deps:
 
 
 def _identified(connection: ASGIConnection[Any, Any, Any, Any], token: str, principal: Principal) -> None:
-    """Remember who the request's valid token belongs to; from now on it is rate limited on its own."""
+    """Remember who the request's valid token belongs to."""
     connection.state[_PRINCIPAL] = principal
     connection.state[_TOKEN] = token
-    known_tokens(connection).add(token)
 
 
 async def _authenticate(
@@ -67,6 +66,7 @@ async def _authenticate(
         return
     principal = await sync_to_thread(authenticate, deps_of(connection), token, unconfirmed_ok=unconfirmed_ok)
     _identified(connection, token or "", principal)
+    await count_valid_token(connection)  # the rate limit counted it on the address until now
 
 
 async def optional_token(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
@@ -80,10 +80,12 @@ async def token_required(connection: ASGIConnection[Any, Any, Any, Any], handler
     A handler marked with ``CHECKS_TOKEN_ITSELF`` gets the token unchecked: its use case looks it up
     in its own transaction, which saves a connection and a thread hand-off. Until the token is found
     valid, any error response checks it first (``errors.handle_exception``), so a bad token still
-    gets 401 whatever else is wrong with the request. The token of a user whose email is not
-    confirmed gets 403, except on a handler marked with ``ALLOWS_UNCONFIRMED``.
+    gets 401 whatever else is wrong with the request. A token the rate limit has not counted on its
+    own key yet is checked here all the same, so that it is counted before the handler runs. The
+    token of a user whose email is not confirmed gets 403, except on a handler marked with
+    ``ALLOWS_UNCONFIRMED``.
     """
-    if not handler.opt.get(CHECKS_TOKEN_ITSELF):
+    if not handler.opt.get(CHECKS_TOKEN_ITSELF) or not counted_on_token(connection):
         unconfirmed_ok = bool(handler.opt.get(ALLOWS_UNCONFIRMED))
         await _authenticate(connection, required=True, unconfirmed_ok=unconfirmed_ok)
         return

@@ -25,7 +25,7 @@ from entrypoints.http.openapi import (
     SIGN_UP_ANSWERS,
     USER_ONLY,
 )
-from entrypoints.http.ratelimit import known_tokens
+from entrypoints.http.ratelimit import forget_token
 from entrypoints.http.structs.auth import (
     ConfirmEmailIn,
     CredentialsIn,
@@ -77,17 +77,16 @@ async def obtain_token(
 @post(
     "/logout/",
     guards=[token_required],
-    sync_to_thread=True,
     status_code=204,
     responses=LOGOUT_ANSWERS,
     security=USER_ONLY,
     opt={ALLOWS_UNCONFIRMED: True},
 )
-def logout(request: AnyRequest, deps: NamedDependency[Deps]) -> None:
+async def logout(request: AnyRequest, deps: NamedDependency[Deps]) -> None:
     """Revoke the user token this request was made with (a client's token: 403, kept)."""
     token = provide_token(request)
-    auth.logout(deps, token)
-    known_tokens(request).discard(token)
+    await sync_to_thread(auth.logout, deps, token)
+    await forget_token(request, token)
 
 
 @post("/confirm-email/", status_code=200, responses=CODE_ANSWERS)
