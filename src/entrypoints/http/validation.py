@@ -48,6 +48,19 @@ def _items(exc: ValidationException) -> list[dict[str, Any]]:
     return [item if isinstance(item, dict) else {"message": str(item)} for item in extra]
 
 
+def query_error(exc: ValidationException) -> str | None:
+    """The message of a bad query parameter, naming it (``limit: A valid integer is required.``);
+    None when no query parameter is at fault. CONTRACT 4.8: such a 400 reads ``{"error": ...}``."""
+    refused = [item for item in _items(exc) if item.get("source") == "query"]
+    messages = []
+    for item in refused:
+        message, key = str(item.get("message", "")), str(item.get("key") or "")
+        if missing := _MISSING_PARAM.match(message):
+            key, message = missing.group(1), "This field is required."
+        messages.append(f"{key}: {_reworded(message)}")
+    return "; ".join(messages) or None
+
+
 def field_errors(exc: ValidationException) -> dict[str, list[str]]:
     """Litestar's validation messages keyed by field name, like ``{"start_datetime": [...]}``."""
     errors: dict[str, list[str]] = {}
