@@ -34,7 +34,7 @@ from litestar.plugins import OpenAPISchemaPlugin
 from litestar.types import Method
 from litestar.typing import FieldDefinition
 
-from booking_core.limits import MAX_EXTERNAL_ID
+from booking_core.limits import MAX_EXTERNAL_ID, ONE_LINE_PATTERN
 from entrypoints.http.examples import EXAMPLES
 
 USER_TOKEN = "UserToken"  # noqa: S105 - the name of a security scheme, not a credential
@@ -68,7 +68,8 @@ ANY_TOKEN: list[SecurityRequirement] = [{USER_TOKEN: []}, {CLIENT_TOKEN: []}]
 CLIENT_ONLY: list[SecurityRequirement] = [{CLIENT_TOKEN: []}]
 USER_ONLY: list[SecurityRequirement] = [{USER_TOKEN: []}]
 
-#: The client-mode user headers, read by ``auth.user_headers`` (which checks their length itself).
+#: The client-mode user headers, read by ``auth.user_headers`` (which checks their length and
+#: characters itself).
 USER_HEADERS = {
     "x_user_external_id": HeaderParameter(
         annotation=str,
@@ -76,6 +77,7 @@ USER_HEADERS = {
         required=False,
         min_length=1,
         max_length=MAX_EXTERNAL_ID,
+        pattern=ONE_LINE_PATTERN,
         description=(
             "Client token only: the client's own id of the user to act for (registered with "
             "`POST /api/v1/client/users/register/`). Send this or `X-User-ID`, not both. Required to create, "
@@ -89,6 +91,7 @@ USER_HEADERS = {
         required=False,
         min_length=1,
         max_length=MAX_EXTERNAL_ID,
+        pattern=ONE_LINE_PATTERN,
         description="Client token only: the service's user id (UUID) to act for; not with the other header.",
         examples=[Example(summary="a user id", value="0b6f3c0e-7d8a-4c8e-9a55-2f1d1c9e4b7a")],
     ),
