@@ -13,8 +13,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
+from urllib.parse import urlsplit
 
 from booking_core.iban import parse_bic, parse_iban
+from booking_core.limits import control_character
 
 T = TypeVar("T")
 
@@ -62,6 +64,8 @@ class Settings:
     #: Prefix of every key the service writes to Redis, so deployments (or tests) can share one server.
     redis_namespace: str = "booking"
     sepa_debtor: SepaDebtorSettings = field(default_factory=lambda: SepaDebtorSettings())
+    #: Where people reach the service: every link it builds starts here, never with a request's Host.
+    public_url: str = "http://127.0.0.1:8000"
 
 
 def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | None = Path(".env")) -> Settings:
@@ -108,6 +112,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         redis_url=env.get("BOOKING_REDIS_URL", None, _redis_url),
         redis_namespace=env.get("BOOKING_REDIS_NAMESPACE", d.redis_namespace, _namespace),
         sepa_debtor=_sepa_debtor(env),
+        public_url=env.get("BOOKING_PUBLIC_URL", d.public_url, _public_url),
     )
     _check_stripe_keys(settings)
     return settings
@@ -275,6 +280,26 @@ def _namespace(raw: str) -> str:
 def _http_url(raw: str) -> str:
     if not re.fullmatch(r"https?://[^\s/]+(/\S*)?", raw):
         raise ValueError("must be an http:// or https:// URL")
+    return raw.rstrip("/")
+
+
+def _public_url(raw: str) -> str:
+    """An http(s) address with a host (and perhaps a path prefix), kept without a trailing slash."""
+    parts = urlsplit(raw)
+    if (
+        parts.scheme not in {"http", "https"}
+        or not parts.hostname
+        or parts.query
+        or parts.fragment
+        or "@" in parts.netloc
+        or any(c.isspace() for c in raw)
+        or control_character(raw) is not None
+    ):
+        raise ValueError("must be an http:// or https:// address such as https://booking.example.com")
+    try:
+        parts.port  # noqa: B018 - raises on a port that is not a number from 0 to 65535
+    except ValueError:
+        raise ValueError("must be an http:// or https:// address with a valid port") from None
     return raw.rstrip("/")
 
 

@@ -14,6 +14,7 @@ from entrypoints.http.errors import handle_exception
 from entrypoints.http.hashing import HASHING_STATE, HashingPool
 from entrypoints.http.inputs import check_request
 from entrypoints.http.openapi import TimeOfDaySchemaPlugin, finish, openapi_config
+from entrypoints.http.paging import PUBLIC_URL_STATE
 from entrypoints.http.ratelimit import KNOWN_TOKENS_STATE, KnownTokens, counter_stores, rate_limit_middleware
 from entrypoints.http.request_metrics import request_metrics
 from entrypoints.http.routes import auth, bookings, client, resources, webhooks
@@ -41,6 +42,9 @@ class _Settings(Protocol):
 
     @property
     def redis_namespace(self) -> str: ...
+
+    @property
+    def public_url(self) -> str: ...
 
 
 class AppServices(Protocol):
@@ -97,6 +101,7 @@ def _state(services: AppServices, versions: VersionProbe) -> State:
             "deps": services.deps,
             "ping": services.ping,
             "webhook_secret": services.settings.stripe_webhook_secret,
+            PUBLIC_URL_STATE: services.settings.public_url,
             KNOWN_TOKENS_STATE: KnownTokens(),
             THROTTLE_STATE: Throttle(services.settings.login_rate_limit_per_minute),
             HASHING_STATE: HashingPool(),
