@@ -157,7 +157,9 @@ def test_mapping_lists_page_by_creation_then_id_keeping_filters(api: Api) -> Non
         pages, links = external_ids(f"{CLIENT}/{kind}/mappings/?{query}limit=2")
         prefix = kind[0]
         assert pages == [[f"{prefix}0", f"{prefix}1"], [f"{prefix}2"]]
-        assert links == [f"{api.services.settings.public_url}{CLIENT}/{kind}/mappings/?{query}limit=2&offset=2"]
+        assert links == [
+            f"{api.services.settings.public_url}{CLIENT}/{kind}/mappings/?{query}limit=2&offset=2"
+        ]
 
 
 def test_a_page_holds_at_most_1000_items(api: Api) -> None:
