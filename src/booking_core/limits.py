@@ -100,7 +100,8 @@ def parse_digits(text: str, low: int = 0, high: int = INT64_MAX) -> int:
     """The integer ``text`` writes in ASCII digits alone, from ``low`` to ``high``; ValueError otherwise.
 
     The one way a path or a query may write an integer (CONTRACT section 4.8): ``+1``, ``01``,
-    ``1e3``, `` 1`` and other scripts' digits (``١``) are refused, as Python's ``int()`` would not.
+    ``1e3``, `` 1`` and other scripts' digits (Arabic-Indic, full-width) are refused, which
+    Python's ``int()`` would take.
     """
     if not _DIGITS.fullmatch(text):
         raise ValueError("A valid integer is required.")

@@ -2,7 +2,7 @@
 
 Litestar converts parameters and bodies leniently (msgspec's ``strict=False``): a query's ``1e3``
 reads as 1000, a body's ``"5"`` or ``2.0`` as an integer, and a path's ``{id:int}`` goes through
-``int()``, which takes ``+1``, ``01`` and ``١``. So before it does, every API request is checked
+``int()``, which takes ``+1``, ``01`` and Arabic-Indic digits. So before it does, every API request is checked
 against its handler's own signature: an ``int`` parameter must be written as
 :func:`booking_core.limits.parse_digits` reads it, and the body must decode strictly into its
 declared type. The types stay the single declaration (and the OpenAPI document); the bounds and
@@ -49,16 +49,15 @@ def _expected(handler: BaseRouteHandler, path_names: frozenset[str]) -> _Expecte
     integers: list[tuple[str, Literal["path", "query"]]] = []
     body = None
     for name, field in handler.parsed_fn_signature.parameters.items():
+        given = field.kwarg_definition
         if name == "data":
             body = msgspec.json.Decoder(field.annotation, strict=True)
-        elif name in path_names and _is_int(field.annotation):
-            integers.append((name, "path"))
-        elif isinstance(field.kwarg_definition, ParameterKwarg) and field.kwarg_definition.header:
+        elif not _is_int(field.annotation) or (isinstance(given, ParameterKwarg) and given.header):
             continue
-        elif field.kwarg_definition is None or isinstance(field.kwarg_definition, ParameterKwarg):
-            if _is_int(field.annotation):
-                query = field.kwarg_definition.query if field.kwarg_definition is not None else None
-                integers.append((query or name, "query"))
+        elif name in path_names:
+            integers.append((name, "path"))
+        elif given is None or isinstance(given, ParameterKwarg):  # not a dependency
+            integers.append(((given.query if given is not None else None) or name, "query"))
     return _Expected(integers=tuple(integers), body=body)
 
 
