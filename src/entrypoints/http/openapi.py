@@ -138,12 +138,14 @@ _ANSWERS: dict[int, ResponseSpec] = {
     400: _answer(
         _BAD_REQUEST_BODY,
         (
-            "Bad request. Invalid fields or parameters: messages keyed by field name. A booking rule "
+            "Bad request. Invalid body fields or headers: messages keyed by field name; an invalid query "
+            "parameter: `error`, naming it. A booking rule "
             "(alignment, gaps, a taken slot): `non_field_errors`, or `error` in client-mode flows. A refusal "
             "such as a missing user header or an unpayable booking: `error`. Malformed JSON, text that is "
             "not UTF-8 or a NUL character: `detail`."
         ),
         invalid_field={"notes": ["Ensure this field has no more than 1000 characters."]},
+        invalid_parameter={"error": "limit: Ensure this value is less than or equal to 1000."},
         booking_rule={"non_field_errors": ["Start time must align to the booking interval of 30 minutes."]},
         refusal={"error": "user identification required"},
         malformed={"detail": "Input data was truncated"},
@@ -336,8 +338,8 @@ def finish(app: Litestar, api_prefix: str) -> None:
         type=OpenAPIType.OBJECT,
         additional_properties=Schema(type=OpenAPIType.ARRAY, items=Schema(type=OpenAPIType.STRING)),
         description=(
-            "Messages keyed by the field (or header or parameter) they concern; `non_field_errors` for "
-            "a rule about the request as a whole."
+            "Messages keyed by the body field (or header) they concern; `non_field_errors` for a rule "
+            "about the request as a whole."
         ),
         examples=[{"start_datetime": ["This field is required."]}],
     )

@@ -40,6 +40,8 @@ from booking_core.limits import (
 # only title, description, examples and "extra" from a ``Meta``'s ``extra_json_schema``: "extra" is
 # copied onto the OpenAPI schema as it stands.
 _INT64_SCHEMA: dict[str, Any] = {"minimum": INT64_MIN, "maximum": INT64_MAX}
+#: Integers of paths and queries are written in digits alone (``strict_input``): never negative.
+_DIGITS_SCHEMA: dict[str, Any] = {"minimum": 0, "maximum": INT64_MAX}
 
 
 def _one_of(*choices: str | None) -> dict[str, Any]:
@@ -76,12 +78,10 @@ CancelReason = Annotated[
 _STRING: dict[str, Any] = {"one_of": None, "type": OpenAPIType.STRING}
 _INTEGER: dict[str, Any] = {"one_of": None, "type": OpenAPIType.INTEGER}
 
-QueryInt64 = Annotated[
-    int | None, Parameter(ge=INT64_MIN, le=INT64_MAX, schema_extra=_INT64_SCHEMA | _INTEGER)
-]
+QueryInt64 = Annotated[int | None, Parameter(ge=0, le=INT64_MAX, schema_extra=_DIGITS_SCHEMA | _INTEGER)]
 #: An id in a path: one beyond the range names nothing, so it is a 404 (``errors.py``). The route
 #: declares it ``{name:str}``: ``strict_input`` reads its digits, Python's ``int()`` would take ``+1``.
-PathId = Annotated[int, Parameter(ge=INT64_MIN, le=INT64_MAX, schema_extra=_INT64_SCHEMA)]
+PathId = Annotated[int, Parameter(ge=0, le=INT64_MAX, schema_extra=_DIGITS_SCHEMA)]
 QueryExternalId = Annotated[
     str | None,
     Parameter(min_length=1, max_length=MAX_EXTERNAL_ID, pattern=ONE_LINE_PATTERN, schema_extra=_STRING),
