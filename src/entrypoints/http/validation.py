@@ -31,6 +31,7 @@ _REWORDED: Sequence[tuple[re.Pattern[str], str]] = [
 _NOT_MATCHING = re.compile(r"^Expected `str` matching regex '(.*)'")
 _MISSING_FIELD = re.compile(r"^Object missing required field `([^`]+)`")
 _MISSING_PARAM = re.compile(r"^Missing required \w+ parameter '([^']+)'")
+_MISSING_QUERY_PARAM = re.compile(r"^Missing required query parameter '([^']+)'")
 
 
 def _reworded(message: str) -> str:
@@ -51,13 +52,13 @@ def _items(exc: ValidationException) -> list[dict[str, Any]]:
 def query_error(exc: ValidationException) -> str | None:
     """The message of a bad query parameter, naming it (``limit: A valid integer is required.``);
     None when no query parameter is at fault. CONTRACT 4.8: such a 400 reads ``{"error": ...}``."""
-    refused = [item for item in _items(exc) if item.get("source") == "query"]
     messages = []
-    for item in refused:
+    for item in _items(exc):
         message, key = str(item.get("message", "")), str(item.get("key") or "")
-        if missing := _MISSING_PARAM.match(message):
-            key, message = missing.group(1), "This field is required."
-        messages.append(f"{key}: {_reworded(message)}")
+        if missing := _MISSING_QUERY_PARAM.match(message):
+            messages.append(f"{missing.group(1)}: This field is required.")
+        elif item.get("source") == "query":
+            messages.append(f"{key}: {_reworded(message)}")
     return "; ".join(messages) or None
 
 
