@@ -110,8 +110,6 @@ def parse_digits(text: str, low: int = 0, high: int = INT64_MAX) -> int:
         raise ValueError(f"Ensure this value is less than or equal to {high}.")
     number = int(text)
     if number < low:
-        raise ValueError(f"Ensure this value is less than or equal to {high}.")
-    if number < low:
         raise ValueError(f"Ensure this value is greater than or equal to {low}.")
     return number
 
