@@ -17,6 +17,8 @@ integers                     -2**63 to 2**63 - 1 (both databases' BIGINT)
 page size (``limit``)        1 to 1,000, default 100; ``offset`` 0 to 2**63 - 1
 dates, date-times, months    years 2000 to 2100; offsets -12:00 to +14:00
 request body                 at most 1 MiB of UTF-8 JSON, nested at most 32 deep
+control characters           none in one-line strings (names, emails, ids, references);
+                             notes and descriptions may break lines (LF, CR), nothing else
 ===========================  ==========================================================
 """
 
@@ -59,11 +61,57 @@ DATETIME_PATTERN = f"^{_YEAR}-{_MONTH}-{_DAY}T{_TIME}{_OFFSET}$"
 #: Printable ASCII, starting and ending with a visible character.
 IDEMPOTENCY_KEY_PATTERN = "^[!-~]([ -~]*[!-~])?$"
 
+# Unicode's control characters (category Cc): C0, DEL and C1; line breaks are LF and CR.
+_CONTROL = "\\x00-\\x1f\\x7f-\\x9f"
+_CONTROL_BUT_LINE_BREAKS = "\\x00-\\x09\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f"
+#: A one-line string: no control character. ``(?!\n)`` because Python's ``$`` also matches before
+#: a final line break, which ECMA-262's does not; the two dialects then agree.
+ONE_LINE_PATTERN = f"^[^{_CONTROL}]*(?!\\n)$"
+#: Text of several lines (notes, descriptions): line breaks, but no other control character.
+MULTI_LINE_PATTERN = f"^[^{_CONTROL_BUT_LINE_BREAKS}]*$"
+CONTROL_CHARACTERS = "Control characters are not allowed."
+#: An integer in a path or a query: ASCII digits, no sign, no leading zero.
+_DIGITS = re.compile("0|[1-9][0-9]*")
+
 DATE_FORMAT = f"a date YYYY-MM-DD from {EARLIEST_DATE} to {LATEST_DATE}"
 DATETIME_FORMAT = (
     "an ISO 8601 date-time with a UTC offset, e.g. 2026-06-03T10:00:00+02:00 or 2026-06-03T08:00:00Z "
     f"(years {FIRST_YEAR} to {LAST_YEAR}, offsets -12:00 to +14:00)"
 )
+
+
+_FIRST_CONTROL = re.compile(f"[{_CONTROL}]")
+_FIRST_CONTROL_BUT_LINE_BREAKS = re.compile(f"[{_CONTROL_BUT_LINE_BREAKS}]")
+
+
+def control_character(text: str, *, line_breaks: bool = False) -> str | None:
+    """The first control character in ``text`` that is not allowed there, or None.
+
+    The rule of every string a caller or the catalog gives (CONTRACT section 4.8): a one-line string
+    (a name, an email, an id, a reference) has none; with ``line_breaks`` (notes, descriptions) LF and
+    CR are allowed. The HTTP edge states the same rule as ``ONE_LINE_PATTERN`` and
+    ``MULTI_LINE_PATTERN``.
+    """
+    found = (_FIRST_CONTROL_BUT_LINE_BREAKS if line_breaks else _FIRST_CONTROL).search(text)
+    return found[0] if found else None
+
+
+def parse_digits(text: str, low: int = 0, high: int = INT64_MAX) -> int:
+    """The integer ``text`` writes in ASCII digits alone, from ``low`` to ``high``; ValueError otherwise.
+
+    The one way a path or a query may write an integer (CONTRACT section 4.8): ``+1``, ``01``,
+    ``1e3``, `` 1`` and other scripts' digits (Arabic-Indic, full-width) are refused, which
+    Python's ``int()`` would take.
+    """
+    if not _DIGITS.fullmatch(text):
+        raise ValueError("A valid integer is required.")
+    # the length first: int() of thousands of digits is slow, and refused beyond 4,300
+    if len(text) > len(str(high)) or int(text) > high:
+        raise ValueError(f"Ensure this value is less than or equal to {high}.")
+    number = int(text)
+    if number < low:
+        raise ValueError(f"Ensure this value is greater than or equal to {low}.")
+    return number
 
 
 def _matches(pattern: str, text: str) -> bool:

@@ -14,8 +14,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
+from urllib.parse import urlsplit
 
 from booking_core.iban import parse_bic, parse_iban
+from booking_core.limits import control_character
 
 T = TypeVar("T")
 
@@ -68,6 +70,8 @@ class Settings:
     sepa_debtor: SepaDebtorSettings = field(default_factory=lambda: SepaDebtorSettings())
     #: The longest a request waits for one database lock; past it, 503 instead of hanging.
     db_lock_timeout_ms: int = 5000
+    #: Where people reach the service: every link it builds starts here, never with a request's Host.
+    public_url: str = "http://127.0.0.1:8000"
 
 
 def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | None = Path(".env")) -> Settings:
@@ -121,6 +125,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         db_lock_timeout_ms=env.get(
             "BOOKING_DB_LOCK_TIMEOUT_MS", d.db_lock_timeout_ms, _int_range(1, 24 * 60 * 60 * 1000)
         ),
+        public_url=env.get("BOOKING_PUBLIC_URL", d.public_url, _public_url),
     )
     _check_stripe_keys(settings)
     return settings
@@ -300,6 +305,26 @@ def _addresses(raw: str) -> tuple[str, ...]:
 def _http_url(raw: str) -> str:
     if not re.fullmatch(r"https?://[^\s/]+(/\S*)?", raw):
         raise ValueError("must be an http:// or https:// URL")
+    return raw.rstrip("/")
+
+
+def _public_url(raw: str) -> str:
+    """An http(s) address with a host (and perhaps a path prefix), kept without a trailing slash."""
+    parts = urlsplit(raw)
+    if (
+        parts.scheme not in {"http", "https"}
+        or not parts.hostname
+        or parts.query
+        or parts.fragment
+        or "@" in parts.netloc
+        or any(c.isspace() for c in raw)
+        or control_character(raw) is not None
+    ):
+        raise ValueError("must be an http:// or https:// address such as https://booking.example.com")
+    try:
+        parts.port  # noqa: B018 - raises on a port that is not a number from 0 to 65535
+    except ValueError:
+        raise ValueError("must be an http:// or https:// address with a valid port") from None
     return raw.rstrip("/")
 
 

@@ -154,7 +154,7 @@ def test_unmapped_external_id_is_404_with_error(api: Api) -> None:
 def test_user_mappings_limit_is_at_most_1000(api: Api, limit: str) -> None:
     response = api.client.get(f"{CLIENT}/users/mappings/?limit={limit}", headers=auth(PARTNER))
     assert response.status_code == 400
-    assert set(response.json()) == {"limit"}
+    assert response.json()["error"].startswith("limit: ")
     assert api.client.get(f"{CLIENT}/users/mappings/?limit=1000", headers=auth(PARTNER)).status_code == 200
 
 

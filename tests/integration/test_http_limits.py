@@ -58,6 +58,16 @@ def field_error(response: Any, field: str) -> str:
     return message
 
 
+def query_error(response: Any, parameter: str) -> str:
+    """The message of a 400 ``{"error": ...}`` about the query parameter ``parameter`` (CONTRACT 4.8)."""
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert list(body) == ["error"], body
+    message: str = body["error"]
+    assert message.startswith(f"{parameter}: "), message
+    return message
+
+
 def _booking(api: Api, **fields: Any) -> dict[str, Any]:
     return {"resource": api.resources["Court 1"], **MORNING, **fields}
 
@@ -157,7 +167,7 @@ def test_external_ids_of_255_characters_are_accepted(edge: Api) -> None:
     ],
 )
 def test_external_ids_in_queries_at_most_255(edge: Api, path: str, field: str) -> None:
-    field_error(edge.client.get(path, headers=auth(PARTNER)), field)
+    query_error(edge.client.get(path, headers=auth(PARTNER)), field)
 
 
 def test_user_headers_at_most_255(edge: Api) -> None:
@@ -315,8 +325,8 @@ def test_ids_beyond_the_range_in_a_path_are_404(api: Api, resource_id: int) -> N
 )
 def test_integers_in_queries_stay_within_64_bits(api: Api, path: str, field: str) -> None:
     headers = auth(PARTNER)
-    field_error(api.client.get(path.format(n=INT64_MAX + 1), headers=headers), field)
-    field_error(api.client.get(path.format(n=-(2**63) - 1), headers=headers), field)
+    query_error(api.client.get(path.format(n=INT64_MAX + 1), headers=headers), field)
+    query_error(api.client.get(path.format(n=-(2**63) - 1), headers=headers), field)
     at_the_edge = api.client.get(path.format(n=INT64_MAX), headers=headers)
     assert at_the_edge.status_code in {200, 404}, at_the_edge.text  # nothing there, and no overflow
 
@@ -353,9 +363,9 @@ def test_pages_are_1_to_1000_items_from_a_non_negative_offset(api: Api) -> None:
         f"{CLIENT}/resources/mappings/",
         f"{CLIENT}/venues/mappings/",
     ):
-        field_error(api.client.get(f"{path}?limit=1001", headers=auth(PARTNER)), "limit")
-        field_error(api.client.get(f"{path}?limit=0", headers=auth(PARTNER)), "limit")
-        field_error(api.client.get(f"{path}?offset=-1", headers=auth(PARTNER)), "offset")
+        query_error(api.client.get(f"{path}?limit=1001", headers=auth(PARTNER)), "limit")
+        query_error(api.client.get(f"{path}?limit=0", headers=auth(PARTNER)), "limit")
+        query_error(api.client.get(f"{path}?offset=-1", headers=auth(PARTNER)), "offset")
         assert api.client.get(f"{path}?limit=1000&offset=0", headers=auth(PARTNER)).status_code == 200
 
 

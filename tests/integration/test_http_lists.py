@@ -86,8 +86,8 @@ def test_bookings_page_latest_start_first_with_a_link_to_the_next_page(api: Api)
     pages, links = _follow(api, f"{BOOKINGS}?limit=2", ANNA)
     assert pages == [booked[4:2:-1], booked[2:0:-1], booked[:1]]
     assert links == [
-        "http://testserver.local/api/v1/bookings/?limit=2&offset=2",
-        "http://testserver.local/api/v1/bookings/?limit=2&offset=4",
+        f"{api.services.settings.public_url}/api/v1/bookings/?limit=2&offset=2",
+        f"{api.services.settings.public_url}/api/v1/bookings/?limit=2&offset=4",
     ]
     everything = api.client.get(BOOKINGS, headers=auth(ANNA))
     assert [b["id"] for b in everything.json()] == booked[::-1]
@@ -101,7 +101,7 @@ def test_upcoming_bookings_page_soonest_first(api: Api) -> None:
     assert api.client.post(f"{BOOKINGS}{cancelled}/cancel/", headers=auth(ANNA)).status_code == 200
     pages, links = _follow(api, f"{BOOKINGS}upcoming/?limit=2", ANNA)
     assert pages == [booked[:2], booked[2:]]
-    assert links == ["http://testserver.local/api/v1/bookings/upcoming/?limit=2&offset=2"]
+    assert links == [f"{api.services.settings.public_url}/api/v1/bookings/upcoming/?limit=2&offset=2"]
     api.clock.advance(hours=24 * 30)
     assert api.client.get(f"{BOOKINGS}upcoming/", headers=auth(ANNA)).json() == []
 
@@ -157,7 +157,9 @@ def test_mapping_lists_page_by_creation_then_id_keeping_filters(api: Api) -> Non
         pages, links = external_ids(f"{CLIENT}/{kind}/mappings/?{query}limit=2")
         prefix = kind[0]
         assert pages == [[f"{prefix}0", f"{prefix}1"], [f"{prefix}2"]]
-        assert links == [f"http://testserver.local{CLIENT}/{kind}/mappings/?{query}limit=2&offset=2"]
+        assert links == [
+            f"{api.services.settings.public_url}{CLIENT}/{kind}/mappings/?{query}limit=2&offset=2"
+        ]
 
 
 def test_a_page_holds_at_most_1000_items(api: Api) -> None:

@@ -602,3 +602,48 @@ def test_an_unquoted_yaml_time_gets_a_hint(tmp_path: Path) -> None:
         CatalogError, match=r'time_slots\[0\]\.end_time: must be a time "HH:MM:SS" in quotes$'
     ):
         read_catalog(path)
+
+
+# --------------------------------------------------------------------------- control characters
+# CONTRACT 4.8: one-line strings hold no control character (C0, DEL, C1); a description may break
+# lines. Once "Partner\x01 GmbH" was loaded, and crashed the commission payout later.
+CONTROL_CASES = [
+    ("clients.0.name", "Partner\x01 GmbH", "clients[0].name", "U+0001"),
+    ("clients.0.contact_email", "fin\x00ance@partner.example", "clients[0].contact_email", "U+0000"),
+    ("clients.0.token", "client-\x1btoken-partner", "clients[0].token", "U+001B"),
+    ("users.0.first_name", "An\nna", "users[0].first_name", "U+000A"),
+    ("users.0.last_name", "Schmidt\x7f", "users[0].last_name", "U+007F"),
+    ("venues.0.name", "Center\x85Court", "venues[0].name", "U+0085"),
+    ("venues.0.city", "Ber\rlin", "venues[0].city", "U+000D"),
+    ("venues.0.short_description", "Clay\ncourts", "venues[0].short_description", "U+000A"),
+    ("venues.0.provider_account_id", "acct\t123", "venues[0].provider_account_id", "U+0009"),
+    ("venues.0.description", "Clay\tcourts", "venues[0].description", "U+0009"),
+    (f"{R0}.name", "Court\x0b1", f"{P0}.name", "U+000B"),
+    (f"{R0}.description", "Clay\x0ccourt", f"{P0}.description", "U+000C"),
+    (f"{R0}.activity_types", ["tennis", "pa\x9fdel"], f"{P0}.activity_types[1]", "U+009F"),
+    (f"{R0}.schedules.0.time_slots.0.label", "Pe\x07ak", f"{P0}.schedules[0].time_slots[0].label", "U+0007"),
+]
+
+
+@pytest.mark.parametrize(("path", "value", "key", "character"), CONTROL_CASES)
+def test_control_characters_are_refused_with_the_path_of_the_key(
+    path: str, value: object, key: str, character: str
+) -> None:
+    with pytest.raises(CatalogError) as excinfo:
+        validate_catalog(catalog(_set(path, value)))
+
+    assert str(excinfo.value) == f"{key}: must not contain control characters (found {character})"
+
+
+def test_descriptions_may_break_lines_and_one_line_text_may_end_in_layout() -> None:
+    def multi_line(data: dict[str, Any]) -> None:
+        data["venues"][0]["description"] = "Clay courts\nand a clubhouse\r\nsince 1920"
+        court(data)["description"] = "Clay court\n\nfloodlit\n"
+        data["clients"][0]["name"] = "Partner GmbH\n"  # a YAML block scalar's last line break
+        data["venues"][0]["name"] = "Café Court ü ß 東京"
+
+    spec = validate_catalog(catalog(multi_line))
+
+    assert spec.venues[0].description == "Clay courts\nand a clubhouse\r\nsince 1920"
+    assert spec.clients[0].name == "Partner GmbH"
+    assert spec.venues[0].name == "Café Court ü ß 東京"

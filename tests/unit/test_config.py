@@ -217,4 +217,37 @@ def test_invalid_forwarded_allow_ips_give_one_line_naming_the_variable(value: st
     assert message.startswith(
         "BOOKING_FORWARDED_ALLOW_IPS: must be IP addresses or networks separated by commas"
     )
+
+
+def test_the_public_url_defaults_to_the_local_service_and_loses_its_trailing_slash() -> None:
+    assert load_settings({}, env_file=None).public_url == "http://127.0.0.1:8000"
+    for given, kept in [
+        ("https://booking.example.com/", "https://booking.example.com"),
+        ("http://10.0.0.5:8080", "http://10.0.0.5:8080"),
+        ("https://example.com/booking/", "https://example.com/booking"),
+    ]:
+        assert load_settings({"BOOKING_PUBLIC_URL": given}, env_file=None).public_url == kept
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "booking.example.com",  # no scheme
+        "ftp://booking.example.com",
+        "https://",  # no host
+        "https://booking.example.com/?next=1",
+        "https://booking.example.com/#top",
+        "https://user@booking.example.com",
+        "https://booking.example.com:99999",
+        "https://booking.example.com:port",
+        "https://booking.exa mple.com",
+        "https://booking.example.com/\x01",
+    ],
+)
+def test_an_invalid_public_url_stops_start_up_in_one_line(value: str) -> None:
+    with pytest.raises(ConfigError) as excinfo:
+        load_settings({"BOOKING_PUBLIC_URL": value}, env_file=None)
+
+    message = str(excinfo.value)
+    assert message.startswith("BOOKING_PUBLIC_URL: must be an http:// or https:// address")
     assert "\n" not in message

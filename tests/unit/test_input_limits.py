@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, date, datetime, timedelta, timezone
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from booking_core import limits
 from booking_core.commission import parse_month
 from booking_core.errors import BadRequest, ValidationFailed
 from booking_core.limits import LAST_YEAR, parse_date, parse_datetime
@@ -131,3 +133,39 @@ def test_depth_check_agrees_with_the_decoded_depth(value: Any, limit: int, ascii
 def test_deep_bodies_are_too_deep_for_32(body: bytes) -> None:
     assert nested_too_deep(body)
     assert not nested_too_deep(b"[" * 32 + b"]" * 32)
+
+
+# --------------------------------------------------------------------------- digits and control characters
+
+
+@pytest.mark.parametrize(
+    "text", ["+1", "01", "00", "-1", "-0", "1e3", "1.0", " 1", "1 ", "1_0", "\u0661", "\uff11", ""]
+)
+def test_an_integer_of_a_path_or_query_is_ascii_digits_only(text: str) -> None:
+    with pytest.raises(ValueError, match="A valid integer is required"):
+        limits.parse_digits(text)
+
+
+def test_digits_are_read_within_their_bounds() -> None:
+    assert limits.parse_digits("0") == 0
+    assert limits.parse_digits(str(2**63 - 1)) == 2**63 - 1
+    for beyond in (str(2**63), "9" * 5000):
+        with pytest.raises(ValueError, match="less than or equal to 9223372036854775807"):
+            limits.parse_digits(beyond)
+    with pytest.raises(ValueError, match="greater than or equal to 1"):
+        limits.parse_digits("0", low=1)
+
+
+@pytest.mark.parametrize("character", ["\x00", "\x01", "\t", "\n", "\r", "\x1f", "\x7f", "\x85", "\x9f"])
+def test_one_line_strings_hold_no_control_character(character: str) -> None:
+    assert limits.control_character(f"Partner{character} GmbH") == character
+    assert re.search(limits.ONE_LINE_PATTERN, f"Partner{character} GmbH") is None
+
+
+def test_multi_line_text_may_break_lines_only() -> None:
+    assert limits.control_character("one\ntwo\r\n", line_breaks=True) is None
+    assert re.search(limits.MULTI_LINE_PATTERN, "one\ntwo\r\n")
+    assert limits.control_character("one\ttwo", line_breaks=True) == "\t"
+    assert limits.control_character("Café 東京 ü", line_breaks=False) is None
+    assert re.search(limits.ONE_LINE_PATTERN, "Café 東京 ü")
+    assert re.search(limits.ONE_LINE_PATTERN, "a name\n") is None  # Python's "$" alone would take it

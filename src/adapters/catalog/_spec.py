@@ -19,6 +19,7 @@ from msgspec.structs import force_setattr, replace
 
 from adapters.catalog import _types as t
 from booking_core.accounts import Language
+from booking_core.limits import control_character
 
 _MIDNIGHT = time(0)
 
@@ -36,13 +37,33 @@ class Invalid(ValueError):
         self.key, self.message, self.other = key, message, other
 
 
+#: Keys whose text may run over several lines; every other string is one line (CONTRACT 4.8).
+_MULTI_LINE = frozenset({"description"})
+
+
+def _check_characters(key: str, value: str) -> None:
+    """No control characters in a string the catalog gives (line breaks in a description)."""
+    found = control_character(value, line_breaks=key in _MULTI_LINE)
+    if found is not None:
+        raise Invalid(key, f"must not contain control characters (found U+{ord(found):04X})")
+
+
 class _Entry(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     def __post_init__(self) -> None:
-        # Surrounding white space is layout (a YAML block scalar ends in a newline), not content.
         for name in self.__struct_fields__:
             value = getattr(self, name)
-            if isinstance(value, str) and name != "password" and value != value.strip():
-                force_setattr(self, name, type(value)(value.strip()))
+            if name == "password":  # a secret: taken as given
+                continue
+            if isinstance(value, str):
+                # Surrounding white space is layout (a YAML block scalar ends in a newline), not content.
+                if value != value.strip():
+                    value = type(value)(value.strip())
+                    force_setattr(self, name, value)
+                _check_characters(name, value)
+            elif isinstance(value, tuple):
+                for index, item in enumerate(value):
+                    if isinstance(item, str):
+                        _check_characters(f"{name}[{index}]", item.strip())
 
 
 def _unique(items: Sequence[Any], key: str, of: Callable[[Any], str], where: str) -> None:

@@ -14,6 +14,7 @@ from entrypoints.http.errors import handle_exception
 from entrypoints.http.hashing import HASHING_STATE, HashingPool
 from entrypoints.http.inputs import check_request
 from entrypoints.http.openapi import TimeOfDaySchemaPlugin, finish, openapi_config
+from entrypoints.http.paging import PUBLIC_URL_STATE
 from entrypoints.http.ratelimit import RATE_LIMIT_STATE, RateLimit, rate_limit_middleware, request_counters
 from entrypoints.http.request_metrics import request_metrics
 from entrypoints.http.routes import auth, bookings, client, resources, webhooks
@@ -41,6 +42,9 @@ class _Settings(Protocol):
 
     @property
     def redis_namespace(self) -> str: ...
+
+    @property
+    def public_url(self) -> str: ...
 
 
 class AppServices(Protocol):
@@ -100,6 +104,7 @@ def _state(services: AppServices, versions: VersionProbe, limit: RateLimit) -> S
             "ping": services.ping,
             "webhook_secret": services.settings.stripe_webhook_secret,
             RATE_LIMIT_STATE: limit,
+            PUBLIC_URL_STATE: services.settings.public_url,
             THROTTLE_STATE: Throttle(services.settings.login_rate_limit_per_minute, limit.counters),
             HASHING_STATE: HashingPool(),
             VERSIONS_STATE: versions,

@@ -15,7 +15,7 @@ from litestar.handlers import BaseRouteHandler
 
 from booking_core.accounts import Actor, Principal
 from booking_core.errors import NotAuthenticated, PermissionDenied, ValidationFailed
-from booking_core.limits import MAX_EXTERNAL_ID
+from booking_core.limits import CONTROL_CHARACTERS, MAX_EXTERNAL_ID, control_character
 from booking_core.usecases.auth import TokenCaller, authenticate, resolve_actor
 from booking_core.usecases.deps import Deps
 from entrypoints.http.ratelimit import count_valid_token, counted_on_token
@@ -180,11 +180,14 @@ def acting_user(request: Request[Any, Any, Any], deps: Deps, *, required: bool =
 
 
 def user_headers(request: Request[Any, Any, Any]) -> tuple[str | None, str | None]:
-    """The ``X-User-ID`` and ``X-User-External-ID`` headers; a value too long to name anyone is a 400."""
+    """The ``X-User-ID`` and ``X-User-External-ID`` headers; a value too long to name anyone, or with a
+    control character, is a 400."""
     found = {name: request.headers.get(name) or None for name in (USER_ID_HEADER, EXTERNAL_USER_ID_HEADER)}
     for name, value in found.items():
         if value is not None and len(value) > MAX_EXTERNAL_ID:
             raise ValidationFailed(
                 f"Ensure this field has no more than {MAX_EXTERNAL_ID} characters.", field=name
             )
+        if value is not None and control_character(value) is not None:
+            raise ValidationFailed(CONTROL_CHARACTERS, field=name)
     return found[USER_ID_HEADER], found[EXTERNAL_USER_ID_HEADER]

@@ -47,7 +47,7 @@ from entrypoints.http.auth import (
     settle_token_check,
     token_unchecked,
 )
-from entrypoints.http.validation import field_errors, names_nothing
+from entrypoints.http.validation import field_errors, names_nothing, query_error
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +96,8 @@ def _http(exc: HTTPException) -> tuple[int, Body, dict[str, str]]:
     match exc:
         case ValidationException() if names_nothing(exc):
             return 404, {"detail": NOT_FOUND}, headers
+        case ValidationException() if refused := query_error(exc):
+            return 400, {"error": refused}, headers
         case ValidationException():
             return 400, field_errors(exc), headers
         case NotFoundException():

@@ -14,6 +14,7 @@ from litestar import Request
 from litestar.exceptions import ClientException
 
 from booking_core.limits import MAX_JSON_DEPTH
+from entrypoints.http.strict_input import check_body, check_parameters
 
 NULL_CHARACTERS = "Null characters are not allowed."
 NOT_UTF8 = "The request body must be UTF-8 encoded JSON."
@@ -49,12 +50,14 @@ def nested_too_deep(body: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
 
 
 async def check_request(request: Request[Any, Any, Any]) -> None:
-    """400 for a NUL character in the query or body, a body that is not UTF-8, or JSON nested too deep."""
+    """400 for a NUL character in the query or body, a body that is not UTF-8, or JSON nested too deep;
+    integers and bodies not written as their types say (``strict_input``)."""
     # in the raw query a NUL is "%00" (every "%" starts an escape) or the byte itself; reading it
     # there spares the routes that take no parameters from parsing the query at all
     query: bytes = request.scope["query_string"]
     if b"%00" in query or b"\x00" in query:
         raise ClientException(NULL_CHARACTERS)
+    check_parameters(request)
     if request.method not in {"POST", "PUT", "PATCH"}:
         return
     body = await request.body()
@@ -66,3 +69,4 @@ async def check_request(request: Request[Any, Any, Any]) -> None:
         raise ClientException(NOT_UTF8) from None
     if nested_too_deep(body):
         raise ClientException(TOO_DEEP)
+    check_body(request, body)

@@ -34,7 +34,7 @@ from litestar.plugins import OpenAPISchemaPlugin
 from litestar.types import Method
 from litestar.typing import FieldDefinition
 
-from booking_core.limits import MAX_EXTERNAL_ID
+from booking_core.limits import MAX_EXTERNAL_ID, ONE_LINE_PATTERN
 from entrypoints.http.examples import EXAMPLES
 
 USER_TOKEN = "UserToken"  # noqa: S105 - the name of a security scheme, not a credential
@@ -68,7 +68,8 @@ ANY_TOKEN: list[SecurityRequirement] = [{USER_TOKEN: []}, {CLIENT_TOKEN: []}]
 CLIENT_ONLY: list[SecurityRequirement] = [{CLIENT_TOKEN: []}]
 USER_ONLY: list[SecurityRequirement] = [{USER_TOKEN: []}]
 
-#: The client-mode user headers, read by ``auth.user_headers`` (which checks their length itself).
+#: The client-mode user headers, read by ``auth.user_headers`` (which checks their length and
+#: characters itself).
 USER_HEADERS = {
     "x_user_external_id": HeaderParameter(
         annotation=str,
@@ -76,6 +77,7 @@ USER_HEADERS = {
         required=False,
         min_length=1,
         max_length=MAX_EXTERNAL_ID,
+        pattern=ONE_LINE_PATTERN,
         description=(
             "Client token only: the client's own id of the user to act for (registered with "
             "`POST /api/v1/client/users/register/`). Send this or `X-User-ID`, not both. Required to create, "
@@ -89,6 +91,7 @@ USER_HEADERS = {
         required=False,
         min_length=1,
         max_length=MAX_EXTERNAL_ID,
+        pattern=ONE_LINE_PATTERN,
         description="Client token only: the service's user id (UUID) to act for; not with the other header.",
         examples=[Example(summary="a user id", value="0b6f3c0e-7d8a-4c8e-9a55-2f1d1c9e4b7a")],
     ),
@@ -135,12 +138,14 @@ _ANSWERS: dict[int, ResponseSpec] = {
     400: _answer(
         _BAD_REQUEST_BODY,
         (
-            "Bad request. Invalid fields or parameters: messages keyed by field name. A booking rule "
+            "Bad request. Invalid body fields or headers: messages keyed by field name; an invalid query "
+            "parameter: `error`, naming it. A booking rule "
             "(alignment, gaps, a taken slot): `non_field_errors`, or `error` in client-mode flows. A refusal "
             "such as a missing user header or an unpayable booking: `error`. Malformed JSON, text that is "
             "not UTF-8 or a NUL character: `detail`."
         ),
         invalid_field={"notes": ["Ensure this field has no more than 1000 characters."]},
+        invalid_parameter={"error": "limit: Ensure this value is less than or equal to 1000."},
         booking_rule={"non_field_errors": ["Start time must align to the booking interval of 30 minutes."]},
         refusal={"error": "user identification required"},
         malformed={"detail": "Input data was truncated"},
@@ -352,8 +357,8 @@ def finish(app: Litestar, api_prefix: str) -> None:
         type=OpenAPIType.OBJECT,
         additional_properties=Schema(type=OpenAPIType.ARRAY, items=Schema(type=OpenAPIType.STRING)),
         description=(
-            "Messages keyed by the field (or header or parameter) they concern; `non_field_errors` for "
-            "a rule about the request as a whole."
+            "Messages keyed by the body field (or header) they concern; `non_field_errors` for a rule "
+            "about the request as a whole."
         ),
         examples=[{"start_datetime": ["This field is required."]}],
     )

@@ -1,4 +1,8 @@
-"""List answers (CONTRACT section 4.7): a plain JSON array, and a ``Link`` to the next page."""
+"""List answers (CONTRACT section 4.7): a plain JSON array, and a ``Link`` to the next page.
+
+The link starts with ``BOOKING_PUBLIC_URL``: a request's ``Host`` header is the caller's to choose,
+and a link built from it would send the next request wherever the caller (or a cache) said.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,9 @@ from booking_core.paging import Paged
 
 T = TypeVar("T")
 S = TypeVar("S")
+
+#: The application state's key of ``BOOKING_PUBLIC_URL`` (no trailing slash).
+PUBLIC_URL_STATE = "public_url"
 
 #: The OpenAPI description of the header every list may answer with.
 LINK_HEADER = ResponseHeader(
@@ -33,8 +40,7 @@ def paged_response(
         # the path as sent: Litestar's own drops the trailing slash that the interface's paths carry
         raw_path = request.scope.get("raw_path", b"").partition(b"?")[0]  # some servers leave the query on
         path = raw_path.decode("ascii", "replace") or request.url.path
-        following = request.url.with_replacements(
-            path=path, query=urlencode([*query, ("offset", found.next_offset)])
-        )
+        public_url: str = request.app.state[PUBLIC_URL_STATE]
+        following = f"{public_url}{path}?{urlencode([*query, ('offset', found.next_offset)])}"
         headers["Link"] = f'<{following}>; rel="next"'
     return Response(content=[render(item) for item in found.items], headers=headers)

@@ -31,6 +31,7 @@ _REWORDED: Sequence[tuple[re.Pattern[str], str]] = [
 _NOT_MATCHING = re.compile(r"^Expected `str` matching regex '(.*)'")
 _MISSING_FIELD = re.compile(r"^Object missing required field `([^`]+)`")
 _MISSING_PARAM = re.compile(r"^Missing required \w+ parameter '([^']+)'")
+_MISSING_QUERY_PARAM = re.compile(r"^Missing required query parameter '([^']+)'")
 
 
 def _reworded(message: str) -> str:
@@ -46,6 +47,19 @@ def _items(exc: ValidationException) -> list[dict[str, Any]]:
     """Litestar's validation failures: ``{"message", "key", "source"}`` each."""
     extra = exc.extra if isinstance(exc.extra, list) and exc.extra else [{"message": exc.detail}]
     return [item if isinstance(item, dict) else {"message": str(item)} for item in extra]
+
+
+def query_error(exc: ValidationException) -> str | None:
+    """The message of a bad query parameter, naming it (``limit: A valid integer is required.``);
+    None when no query parameter is at fault. CONTRACT 4.8: such a 400 reads ``{"error": ...}``."""
+    messages = []
+    for item in _items(exc):
+        message, key = str(item.get("message", "")), str(item.get("key") or "")
+        if missing := _MISSING_QUERY_PARAM.match(message):
+            messages.append(f"{missing.group(1)}: This field is required.")
+        elif item.get("source") == "query":
+            messages.append(f"{key}: {_reworded(message)}")
+    return "; ".join(messages) or None
 
 
 def field_errors(exc: ValidationException) -> dict[str, list[str]]:

@@ -57,13 +57,13 @@ def list_resources(
     return paged_response(request, found, ResourceItem.of)
 
 
-@get("/{resource_id:int}/", sync_to_thread=True, responses=BROWSE_ANSWERS)
+@get("/{resource_id:str}/", sync_to_thread=True, responses=BROWSE_ANSWERS)
 def get_resource(deps: NamedDependency[Deps], resource_id: PathId) -> ResourceDetailOut:
     """One resource with its venue, schedules and current demand."""
     return ResourceDetailOut.of(browse.get_resource(deps, resource_id))
 
 
-@get("/{resource_id:int}/availability/", responses=BROWSE_ANSWERS)
+@get("/{resource_id:str}/availability/", responses=BROWSE_ANSWERS)
 async def get_raw_availability(
     request: Request[Any, Any, Any],
     deps: NamedDependency[Deps],

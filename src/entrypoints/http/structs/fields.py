@@ -16,6 +16,7 @@ from litestar.params import HeaderParameter, Parameter
 from msgspec import Meta
 
 from booking_core.limits import (
+    CONTROL_CHARACTERS,
     DATE_FORMAT,
     DATETIME_FORMAT,
     DATETIME_PATTERN,
@@ -31,12 +32,16 @@ from booking_core.limits import (
     MAX_PAGE_SIZE,
     MAX_PASSWORD,
     MIN_PASSWORD,
+    MULTI_LINE_PATTERN,
+    ONE_LINE_PATTERN,
 )
 
 # Litestar writes numeric bounds as floats (2**63 - 1 would read 9.223372036854776e18) and reads
 # only title, description, examples and "extra" from a ``Meta``'s ``extra_json_schema``: "extra" is
 # copied onto the OpenAPI schema as it stands.
 _INT64_SCHEMA: dict[str, Any] = {"minimum": INT64_MIN, "maximum": INT64_MAX}
+#: Integers of paths and queries are written in digits alone (``strict_input``): never negative.
+_DIGITS_SCHEMA: dict[str, Any] = {"minimum": 0, "maximum": INT64_MAX}
 
 
 def _one_of(*choices: str | None) -> dict[str, Any]:
@@ -45,10 +50,11 @@ def _one_of(*choices: str | None) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- body fields
-Notes = Annotated[str, Meta(max_length=MAX_NOTES)]
-PersonName = Annotated[str, Meta(max_length=MAX_NAME)]
+# Names and ids are one line; notes may break lines. Neither holds other control characters.
+Notes = Annotated[str, Meta(max_length=MAX_NOTES, pattern=MULTI_LINE_PATTERN)]
+PersonName = Annotated[str, Meta(max_length=MAX_NAME, pattern=ONE_LINE_PATTERN)]
 Email = Annotated[str, Meta(max_length=MAX_EMAIL)]
-ExternalId = Annotated[str, Meta(min_length=1, max_length=MAX_EXTERNAL_ID)]
+ExternalId = Annotated[str, Meta(min_length=1, max_length=MAX_EXTERNAL_ID, pattern=ONE_LINE_PATTERN)]
 NewPassword = Annotated[str, Meta(min_length=MIN_PASSWORD, max_length=MAX_PASSWORD)]
 #: At login any length up to the maximum: a short guess is simply wrong.
 Password = Annotated[str, Meta(max_length=MAX_PASSWORD)]
@@ -72,16 +78,20 @@ CancelReason = Annotated[
 _STRING: dict[str, Any] = {"one_of": None, "type": OpenAPIType.STRING}
 _INTEGER: dict[str, Any] = {"one_of": None, "type": OpenAPIType.INTEGER}
 
-QueryInt64 = Annotated[
-    int | None, Parameter(ge=INT64_MIN, le=INT64_MAX, schema_extra=_INT64_SCHEMA | _INTEGER)
-]
-#: An id in a path: one beyond the range names nothing, so it is a 404 (``errors.py``).
-PathId = Annotated[int, Parameter(ge=INT64_MIN, le=INT64_MAX, schema_extra=_INT64_SCHEMA)]
+QueryInt64 = Annotated[int | None, Parameter(ge=0, le=INT64_MAX, schema_extra=_DIGITS_SCHEMA | _INTEGER)]
+#: An id in a path: one beyond the range names nothing, so it is a 404 (``errors.py``). The route
+#: declares it ``{name:str}``: ``strict_input`` reads its digits, Python's ``int()`` would take ``+1``.
+PathId = Annotated[int, Parameter(ge=0, le=INT64_MAX, schema_extra=_DIGITS_SCHEMA)]
 QueryExternalId = Annotated[
-    str | None, Parameter(min_length=1, max_length=MAX_EXTERNAL_ID, schema_extra=_STRING)
+    str | None,
+    Parameter(min_length=1, max_length=MAX_EXTERNAL_ID, pattern=ONE_LINE_PATTERN, schema_extra=_STRING),
 ]
-RequiredExternalId = Annotated[str, Parameter(min_length=1, max_length=MAX_EXTERNAL_ID)]
-QueryText = Annotated[str | None, Parameter(max_length=MAX_NAME, schema_extra=_STRING)]
+RequiredExternalId = Annotated[
+    str, Parameter(min_length=1, max_length=MAX_EXTERNAL_ID, pattern=ONE_LINE_PATTERN)
+]
+QueryText = Annotated[
+    str | None, Parameter(max_length=MAX_NAME, pattern=ONE_LINE_PATTERN, schema_extra=_STRING)
+]
 QueryBool = Annotated[bool | None, Parameter(schema_extra={"one_of": None, "type": OpenAPIType.BOOLEAN})]
 #: Optional to Litestar so that the use case answers a missing date with its own message; the
 #: document says what a caller must send.
@@ -123,4 +133,6 @@ IdempotencyKey = Annotated[
 MESSAGES = {
     DATETIME_PATTERN: f"Enter {DATETIME_FORMAT}.",
     IDEMPOTENCY_KEY_PATTERN: f"Must be 1 to {MAX_IDEMPOTENCY_KEY} printable ASCII characters.",
+    ONE_LINE_PATTERN: CONTROL_CHARACTERS,
+    MULTI_LINE_PATTERN: CONTROL_CHARACTERS,
 }
