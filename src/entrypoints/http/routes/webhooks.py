@@ -116,18 +116,34 @@ def parse_event(payload: bytes) -> PaymentEvent | None:
     metadata = _object(obj.get("metadata"))
     intent_id = obj.get("payment_intent") if event.type == "charge.refunded" else obj.get("id")
     error = _object(obj.get("last_payment_error"))
-    amount = obj.get("amount")
+    amount = _integer(obj.get("amount"))
+    refunded = _integer(obj.get("amount_refunded"))
     return PaymentEvent(
         id=event.id,
         type=event.type,
         payment_intent_id=str(intent_id or ""),
         booking_id=str(metadata["booking_id"]) if metadata.get("booking_id") else None,
-        amount_minor=amount if isinstance(amount, int) and not isinstance(amount, bool) else None,
+        amount_minor=amount,
         currency=str(obj["currency"]) if obj.get("currency") else None,
         failure_message=str(error.get("message") or ""),
-        # a charge refunded in part says "refunded": false (and the amount refunded so far)
-        partial_refund=event.type == "charge.refunded" and obj.get("refunded") is False,
+        partial_refund=event.type == "charge.refunded" and _partial(amount, refunded, obj.get("refunded")),
+        refunded_minor=refunded,
     )
+
+
+def _integer(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _partial(amount: int | None, refunded: int | None, flag: object) -> bool:
+    """Whether a refunded charge gave back only part of its amount (CONTRACT 5).
+
+    ``amount_refunded`` (the running total) decides, whatever the ``refunded`` flag says; a charge that
+    names no such total is refunded in full unless it says ``"refunded": false``.
+    """
+    if amount is not None and refunded is not None:
+        return refunded < amount
+    return flag is False
 
 
 def _object(value: object) -> dict[str, Any]:
