@@ -117,12 +117,12 @@ _PAID_NOTICES = frozenset({MailTemplate.BOOKING_PAID_USER, MailTemplate.BOOKING_
 
 
 def _never_paid(change: Change, booking: Booking, payment: Payment) -> Change:
-    """``change`` without the marks of a payment: no ``paid_at``, no paid mail, no commission earned."""
+    """``change`` without the marks of a payment: no ``paid_at``, no paid mail. (A commission earned on
+    the way is reversed by the refund, as when the events arrive in order.)"""
     return replace(
         change,
         booking=replace(change.booking, paid_at=booking.paid_at),
         payment=replace(_required(change.payment), paid_at=payment.paid_at),
-        commission=tuple(a for a in change.commission if a is not CommissionAction.EARN),
         notices=tuple(n for n in change.notices if n not in _PAID_NOTICES),
     )
 
