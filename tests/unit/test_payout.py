@@ -373,9 +373,9 @@ def test_a_resumed_payout_leaves_out_a_record_refunded_meanwhile_and_rewrites_it
     said: list[str] = []
     outcome = pay_out_commissions(deps, "2026-06", "/out/june.xml", files, progress=said.append)
 
+    assert json.loads(files.written["/out/june.xml"])["paid"] == {"PartnerApp": ["12.50", "c-0001", "c-0002"]}
     assert [r.id for r in outcome.reversed_meanwhile] == ["c-0005"]
     assert outcome.rewritten
-    assert json.loads(files.written["/out/june.xml"])["paid"] == {"PartnerApp": ["12.50", "c-0001", "c-0002"]}
     assert outcome.batch is not None
     assert (outcome.batch.total, outcome.batch.transfers) == (Decimal("12.50"), 1)
     assert statuses_of(store)["c-0005"][0] == "reversed"
@@ -406,8 +406,8 @@ def test_a_resumed_batch_with_nothing_left_to_pay_is_dropped_and_its_records_sta
 
     outcome = pay_out_commissions(deps, "2026-06", "/out/june-2.xml", files)
 
-    assert (outcome.batch, outcome.dropped is not None) == (None, True)
     assert "/out/june-2.xml" not in files.written
+    assert (outcome.batch, outcome.dropped is not None) == (None, True)
     [batch] = store.tables.payout_batches.values()
     assert batch.status is PayoutStatus.DROPPED
     assert "paid_out" not in {s for s, _ in statuses_of(store).values()}
