@@ -69,10 +69,14 @@ class Commission:
     payout_batch_id: str | None = None
 
     def reverse(self) -> Commission:
-        """The booking was refunded; an open commission no longer counts."""
+        """The booking was refunded (or a correction came to nothing); an open record no longer counts."""
         if self.status is not CommissionStatus.OPEN:
             raise InvalidTransition(f"Cannot reverse a commission with status '{self.status}'.")
         return replace(self, status=CommissionStatus.REVERSED)
+
+    def release(self) -> Commission:
+        """The batch that held the record leaves it open, for a later payout."""
+        return replace(self, payout_batch_id=None)
 
     def hold_for(self, batch_id: str) -> Commission:
         """A payout batch takes the record: no other batch may pay it."""

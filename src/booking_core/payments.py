@@ -41,6 +41,8 @@ class Payment:
     failure_message: str = ""
     paid_at: datetime | None = None
     refunded_at: datetime | None = None
+    #: How much of ``amount`` the provider reported given back so far (all of it once ``refunded``).
+    refunded_amount: Decimal = Decimal("0.00")
     created_at: datetime
 
     @property

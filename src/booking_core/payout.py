@@ -3,12 +3,14 @@
 A payout batch is one bank file. It is *prepared* (the records it pays are held for it, and its file
 is rendered and stored with it) before the file is written, and *completed* (its records become
 ``paid_out``) after. A record held by a batch is never taken by another one, so money is paid at
-most once; a batch left prepared by an interrupted run is finished by the next run.
+most once; a batch left prepared by an interrupted run is finished by the next run, which pays
+exactly the batch's records still open then (a batch with nothing left to pay is *dropped*).
 """
 
 from __future__ import annotations
 
 import enum
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -64,19 +66,39 @@ class PayoutPlan:
         """The sum of every transfer."""
         return sum((t.amount for t in self.transfers), Decimal("0.00"))
 
+    @property
+    def record_ids(self) -> frozenset[str]:
+        """The records the transfers pay."""
+        return frozenset(record_id for t in self.transfers for record_id in t.record_ids)
 
-def plan_payout(month: str, records: Iterable[Commission], clients: Mapping[int, Client]) -> PayoutPlan:
+    def hold_back(self, transfer: Transfer, reason: str) -> PayoutPlan:
+        """This plan without ``transfer``, whose records stay open for ``reason``."""
+        held = HeldBack(
+            client_name=transfer.client_name,
+            currency=transfer.currency,
+            amount=transfer.amount,
+            records=len(transfer.record_ids),
+            reason=reason,
+        )
+        kept = tuple(t for t in self.transfers if t is not transfer)
+        return PayoutPlan(transfers=kept, held_back=(*self.held_back, held))
+
+
+def plan_payout(
+    month: str, records: Iterable[Commission], clients: Mapping[int, Client], *, batch_id: str | None = None
+) -> PayoutPlan:
     """One transfer per client with an IBAN and a positive open total in euros, for ``month``.
 
-    Open records of another currency, of a client without an IBAN, or summing to nothing stay open
-    and are listed in ``held_back``. Records already held by a batch, or not open, are left out.
+    The total sums every open record, negative (correcting) ones included. Open records of another
+    currency, of a client without an IBAN, or summing to nothing or less stay open and are listed in
+    ``held_back``. Records not open, or held by a batch other than ``batch_id``, are left out.
     """
     groups: dict[tuple[int, str], list[Commission]] = {}
     for record in records:
         if (
             record.month == month
             and record.status is CommissionStatus.OPEN
-            and record.payout_batch_id is None
+            and record.payout_batch_id in {None, batch_id}
         ):
             groups.setdefault((record.client_id, record.currency), []).append(record)
     transfers: list[Transfer] = []
@@ -116,6 +138,8 @@ def _reason_to_hold(client: Client | None, currency: str, amount: Decimal) -> st
         return "unknown client"
     if currency != SEPA_CURRENCY:
         return f"SEPA transfers are in {SEPA_CURRENCY} only; pay {currency} by other means"
+    if any(unicodedata.category(char) == "Cc" for char in client.name):
+        return "its name holds a control character, which no bank file takes (correct the client's name)"
     if client.iban is None:
         return "no IBAN on record (set `iban` for the client in the catalog)"
     try:
@@ -132,6 +156,7 @@ class PayoutStatus(enum.StrEnum):
 
     PREPARED = "prepared"  # records held, file stored, not yet written where the operator asked
     COMPLETED = "completed"  # file written, records paid out
+    DROPPED = "dropped"  # resumed with none of its records left to pay: no file written
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -147,6 +172,22 @@ class PayoutBatch:
     prepared_at: datetime
     completed_at: datetime | None = None
     file_path: str = ""
+
+    def revise(self, document: str, plan: PayoutPlan) -> PayoutBatch:
+        """Its records changed (refunded) before its file was written: it pays ``plan`` instead."""
+        if self.status is not PayoutStatus.PREPARED:
+            raise InvalidTransition(f"Payout batch {self.id} is {self.status} already.")
+        return replace(self, document=document, transfers=len(plan.transfers), total=plan.total)
+
+    def drop(self, at: datetime) -> PayoutBatch:
+        """Nothing it held is left to pay: it ends without a file."""
+        if self.status is not PayoutStatus.PREPARED:
+            raise InvalidTransition(f"Payout batch {self.id} is {self.status} already.")
+        return replace(self, status=PayoutStatus.DROPPED, completed_at=at, transfers=0, total=Decimal("0.00"))
+
+    def pays(self, plan: PayoutPlan) -> bool:
+        """Whether its stored file pays what ``plan`` pays (as far as its totals tell)."""
+        return (self.transfers, self.total) == (len(plan.transfers), plan.total) and not plan.held_back
 
     def complete(self, at: datetime, file_path: str) -> PayoutBatch:
         """The file is written completely at ``file_path``: the batch's records are paid."""

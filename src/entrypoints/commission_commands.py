@@ -110,18 +110,18 @@ def _payout(args: argparse.Namespace, services: Callable[[], Services]) -> int:
 def _print_outcome(outcome: PayoutOutcome) -> None:
     for transfer in outcome.transfers:
         print(
-            f"paid  {transfer.client_name}: {transfer.amount} {transfer.currency} to {transfer.iban} "
-            f"({len(transfer.record_ids)} record(s))"
+            f"paid  {_shown(transfer.client_name)}: {transfer.amount} {transfer.currency} to "
+            f"{_shown(transfer.iban)} ({len(transfer.record_ids)} record(s))"
         )
     for held in outcome.held_back:
         print(
-            f"open  {held.client_name}: {held.amount} {held.currency} in {held.records} record(s) "
+            f"open  {_shown(held.client_name)}: {held.amount} {held.currency} in {held.records} record(s) "
             f"stay open: {held.reason}"
         )
     for record in outcome.reversed_meanwhile:
         _say(
-            f"warning: commission {record.id} (booking {record.reference_code}, {record.amount} "
-            f"{record.currency}) was reversed after the batch was prepared; the file pays it all the same"
+            f"note: commission {record.id} (booking {record.reference_code}, {record.amount} "
+            f"{record.currency}) was reversed after the batch was prepared; the file leaves it out"
         )
     batch = outcome.batch
     if batch is not None:
@@ -129,6 +129,11 @@ def _print_outcome(outcome: PayoutOutcome) -> None:
         print(
             f"wrote {batch.file_path}: {what} {batch.id} of {batch.month}, {batch.transfers} transfer(s), "
             f"{batch.total} EUR; its records are paid out"
+        )
+    elif outcome.dropped is not None:
+        print(
+            f"payout batch {outcome.dropped.id} of {outcome.month} had nothing left to pay (its records were "
+            f"refunded); no file written, and a file it wrote before ({outcome.dropped.file_path}) is void"
         )
     elif outcome.completed_elsewhere is not None:
         print(
@@ -139,3 +144,8 @@ def _print_outcome(outcome: PayoutOutcome) -> None:
         print(f"nothing to pay out for {outcome.month}; no file written")
     if outcome.resumed and outcome.still_payable:
         print(f"{outcome.still_payable} more record(s) of {outcome.month} can be paid: run the payout again")
+
+
+def _shown(text: str) -> str:
+    """``text`` on one line, whatever the database holds: control characters escaped."""
+    return "".join(char if char.isprintable() else ascii(char)[1:-1] for char in text)

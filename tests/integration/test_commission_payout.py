@@ -18,15 +18,16 @@ from typing import Any
 import pytest
 import sepaxml
 import xmlschema
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, select, update
 
 from adapters.payouts import SEPA_SCHEMA, SepaCreditTransfers, SepaDebtor
 from adapters.payouts import files as payout_files
 from adapters.sqla import SqlaUnitOfWork, make_engine
 from adapters.sqla import upgrade as migrate_up
-from adapters.sqla.models import CommissionRow, PayoutBatchRow
+from adapters.sqla.models import ClientRow, CommissionRow, PayoutBatchRow
 from booking_core.accounts import User
 from booking_core.commission import Commission, CommissionStatus
+from booking_core.commission_refunds import follow_refund
 from booking_core.memory import FixedClock, PlainPasswords, SandboxPayments
 from booking_core.usecases.commissions import PayoutOutcome, pay_out_commissions
 from booking_core.usecases.deps import Deps
@@ -301,8 +302,10 @@ def test_records_are_paid_out_only_once_the_file_is_completely_written(
 _REAL_WRITE = SepaCreditTransfers.write
 
 
-def _write_then_die(self: SepaCreditTransfers, document: str, destination: str) -> None:
-    _REAL_WRITE(self, document, destination)
+def _write_then_die(
+    self: SepaCreditTransfers, document: str, destination: str, replacing: str | None = None
+) -> None:
+    _REAL_WRITE(self, document, destination, replacing)
     raise KeyboardInterrupt  # the process is stopped after the rename, before the commit
 
 
@@ -348,6 +351,92 @@ def test_the_interrupted_file_may_be_written_again_at_its_own_path(
     assert books.batches() == [("completed", "2026-06")]
 
 
+def _refunded_in_full(books: Books, record_id: str, correction_id: str = "c-correction") -> None:
+    """The booking of ``record_id`` is refunded, its records following as the refund path makes them."""
+    with books.engine.connect() as connection:
+        query = select(CommissionRow.booking_id).where(CommissionRow.id == record_id)
+        booking_id = connection.execute(query).scalar_one()
+    with SqlaUnitOfWork.factory(books.engine)() as uow:
+        records = uow.commissions.of_booking(booking_id)
+        paid = records[0].base_amount
+        correction = follow_refund(
+            records, paid=paid, refunded=paid, new_id=lambda: correction_id, now=NOW, month="2026-06"
+        )
+        for record in correction.changed:
+            uow.commissions.save(record)
+        if correction.added is not None:
+            uow.commissions.add(correction.added)
+        uow.commit()
+
+
+def test_a_resumed_payout_leaves_out_a_record_refunded_meanwhile_and_rewrites_the_file(
+    books: Books, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Finding 1: the resumed run sent the stored file, which paid the refunded booking's commission."""
+    _interrupted_payout(capsys, monkeypatch)
+    assert read_sepa(books.tmp / "june.xml")["GrpHdr"]["CtrlSum"] == Decimal("16.50")
+    _refunded_in_full(books, "c-6")  # Zürich Bälle AG's 4.00
+
+    status, _, err = run(capsys, "commissions", "payout", "--month", "2026-06", "--sepa", "june.xml")
+
+    assert status == 0, err
+    rewritten = read_sepa(books.tmp / "june.xml")
+    assert rewritten["GrpHdr"]["CtrlSum"] == Decimal("12.50")
+    assert [t["Cdtr"]["Nm"] for t in rewritten["PmtInf"][0]["CdtTrfTxInf"]] == ["PartnerApp"]
+    assert "its file is made again" in err
+    assert books.statuses()["c-6"][0] == "reversed"
+    assert [s for s, _ in books.statuses().values()].count("paid_out") == 3  # c-0, c-1 and c-2 of before
+    assert books.batches() == [("completed", "2026-06")]
+
+
+def test_a_refund_after_the_payout_is_netted_by_the_next_one(
+    books: Books, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """CONTRACT 9.2: a negative open record; the client's open records summed, negative ones included."""
+    assert run(capsys, "commissions", "payout", "--month", "2026-06", "--sepa", "june.xml")[0] == 0
+    _refunded_in_full(books, "c-0")  # PartnerApp's 10.00, paid out
+    assert books.statuses()["c-correction"] == ("open", False)
+    _refunded_in_full(books, "c-6", "c-correction-2")  # Zürich Bälle AG's 4.00 too
+
+    status, out, _ = run(capsys, "commissions", "payout", "--month", "2026-06", "--sepa", "june-2.xml")
+
+    assert status == 0
+    assert "nothing to pay out" in out
+    assert "PartnerApp: -10.00 EUR in 1 record(s) stay open: nothing to transfer" in out
+    assert books.statuses()["c-correction"] == ("open", False)
+
+
+def test_a_client_whose_name_cannot_go_into_the_file_is_named_and_the_others_are_paid(
+    books: Books, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Finding 9: a client named ``Partner\\x01 GmbH`` ended the payout in a traceback, paying no one."""
+    with books.engine.begin() as connection:  # whatever the catalog lets through, the database may hold
+        connection.execute(update(ClientRow).where(ClientRow.id == 3).values(name="Partner\x01 GmbH"))
+
+    status, out, err = run(capsys, "commissions", "payout", "--month", "2026-06", "--sepa", "june.xml")
+
+    assert status == 0, err
+    [named] = [line for line in out.splitlines() if "Partner\\x01 GmbH" in line]
+    assert named.startswith("open  Partner\\x01 GmbH: 4.00 EUR in 1 record(s) stay open: ")
+    assert "control character" in named
+    assert "paid  PartnerApp: 12.50 EUR" in out
+    assert read_sepa(books.tmp / "june.xml")["GrpHdr"]["CtrlSum"] == Decimal("12.50")
+    assert books.statuses()["c-6"] == ("open", False)
+
+
+def test_a_client_whose_iban_the_bank_file_refuses_is_held_back(
+    books: Books, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with books.engine.begin() as connection:  # a valid IBAN ahead of a control character
+        connection.execute(update(ClientRow).where(ClientRow.id == 3).values(iban=ZURICH_IBAN + "\x7f"))
+
+    status, out, err = run(capsys, "commissions", "payout", "--month", "2026-06", "--sepa", "june.xml")
+
+    assert status == 0, err
+    assert "open  Zürich Bälle AG: 4.00 EUR in 1 record(s) stay open: " in out
+    assert "paid  PartnerApp: 12.50 EUR" in out
+
+
 class _HeldWhileWriting(SepaCreditTransfers):
     """Writes its file only when ``release`` is set, after telling ``writing``."""
 
@@ -355,10 +444,10 @@ class _HeldWhileWriting(SepaCreditTransfers):
         super().__init__(SepaDebtor(name="Operator", iban="DE75512108001245126199"))
         self.writing, self.release = threading.Event(), threading.Event()
 
-    def write(self, document: str, destination: str) -> None:
+    def write(self, document: str, destination: str, replacing: str | None = None) -> None:
         self.writing.set()
         assert self.release.wait(timeout=60)
-        super().write(document, destination)
+        super().write(document, destination, replacing)
 
 
 @pytest.mark.slow

@@ -24,6 +24,7 @@ from tests.integration.http_fixtures import (
     ANNA,
     BEN,
     BOOKINGS,
+    PARTNER,
     Api,
     auth,
     book,
@@ -261,4 +262,109 @@ def test_a_late_payment_whose_time_leaves_no_forbidden_gap_is_booked(
     shown = detail(app, booking_id)
     assert (shown["status"], shown["payment"]["status"]) == ("paid", "succeeded")
     assert provider.refund_calls == 0
+
+
+# --------------------------------------------------------------------------- refunds and commissions
+
+CLIENT_COMMISSIONS = "/api/v1/client/commissions/?month=2026-06"
+AS_U1 = {"X-User-External-ID": "u1"}
+
+
+def client_booking_paid(app: Api) -> tuple[str, str]:
+    """A booking of Court 1 (20.00) made and paid through the partner (10 percent): its id and intent."""
+    registered = app.client.post(
+        "/api/v1/client/users/register/",
+        json={"external_id": "u1", "email": "u1@example.com"},
+        headers=auth(PARTNER),
+    )
+    assert registered.status_code == 201, registered.text
+    created = book(app, PARTNER, "Court 1", *MORNING, headers=AS_U1)
+    answer = app.client.post(
+        f"{BOOKINGS}{created['id']}/create-payment-intent/", headers=auth(PARTNER, **AS_U1)
+    )
+    assert answer.status_code == 200, answer.text
+    pi = answer.json()["payment_intent_id"]
+    event(app, "payment_intent.succeeded", created["id"], pi)
+    return created["id"], pi
+
+
+def refund_reported(
+    app: Api, booking_id: str, pi: str, refunded_minor: int, event_id: str | None = None
+) -> None:
+    """A ``charge.refunded`` naming only the running total refunded, without the ``refunded`` flag."""
+    charge = {
+        "id": "ch_1",
+        "payment_intent": pi,
+        "amount": 2000,
+        "amount_refunded": refunded_minor,
+        "currency": "eur",
+        "metadata": {"booking_id": booking_id},
+    }
+    body = {
+        "id": event_id or f"evt_{secrets.token_hex(8)}",
+        "type": "charge.refunded",
+        "data": {"object": charge},
+    }
+    answer = post_event(app, body)
+    assert answer.status_code == 200, answer.text
+
+
+def commissions(app: Api) -> list[tuple[str, str, str]]:
+    answer = app.client.get(CLIENT_COMMISSIONS, headers=auth(PARTNER))
+    assert answer.status_code == 200, answer.text
+    return [(r["amount"], r["base_amount"], r["status"]) for r in answer.json()]
+
+
+def test_a_charge_refunded_in_part_keeps_the_booking_paid_and_reduces_its_open_commission(app: Api) -> None:
+    """Finding 10: 1.00 of 20.00 refunded without the ``refunded`` flag was taken as a full refund."""
+    booking_id, pi = client_booking_paid(app)
+
+    refund_reported(app, booking_id, pi, 100, event_id="evt_part_1")
+    refund_reported(app, booking_id, pi, 100, event_id="evt_part_1")  # delivered twice
+
+    shown = app.client.get(f"{BOOKINGS}{booking_id}/", headers=auth(PARTNER, **AS_U1)).json()
+    assert (shown["status"], shown["payment"]["status"]) == ("paid", "succeeded")
+    assert shown["payment"]["refunded_amount"] == "1.00"
+    assert commissions(app) == [("1.90", "19.00", "open")]
+    refund_reported(app, booking_id, pi, 2000)  # then the rest
+    shown = app.client.get(f"{BOOKINGS}{booking_id}/", headers=auth(PARTNER, **AS_U1)).json()
+    assert (shown["status"], shown["payment"]["refunded_amount"]) == ("refunded", "20.00")
+    assert commissions(app) == [("1.90", "19.00", "reversed")]
+    assert_consistent(read(app.services.settings.database_url))
+
+
+def test_a_refund_after_a_payout_adds_a_negative_open_record(app: Api) -> None:
+    """Finding 1: a refund after a payout left the commission ``paid_out`` with nothing to correct it."""
+    booking_id, pi = client_booking_paid(app)
+    with app.services.deps.uow() as uow:  # the month's payout paid it
+        [record] = uow.commissions.of_booking(booking_id)
+        uow.commissions.save(record.pay_out())
+        uow.commit()
+    app.clock.advance(minutes=1)
+
+    refund_reported(app, booking_id, pi, 100)
+    assert commissions(app) == [("2.00", "20.00", "paid_out"), ("-0.10", "-1.00", "open")]
+    refund_reported(app, booking_id, pi, 100)  # the same total again: nothing more
+    assert commissions(app) == [("2.00", "20.00", "paid_out"), ("-0.10", "-1.00", "open")]
+    event(app, "charge.refunded", booking_id, pi)  # the rest, in full
+
+    assert commissions(app) == [("2.00", "20.00", "paid_out"), ("-2.00", "-20.00", "open")]
+    shown = app.client.get(f"{BOOKINGS}{booking_id}/", headers=auth(PARTNER, **AS_U1)).json()
+    assert shown["status"] == "refunded"
+    assert_consistent(read(app.services.settings.database_url))
+
+
+def test_a_refund_for_a_booking_never_paid_sets_no_paid_at_and_sends_no_paid_mail(app: Api) -> None:
+    """Finding 10: such a refund set ``paid_at`` and queued both paid mails."""
+    created = book(app, ANNA, "Court 1", *MORNING)
+    pi = intent(app, created["id"]).json()["payment_intent_id"]
+
+    event(app, "charge.refunded", created["id"], pi)
+
+    shown = detail(app, created["id"])
+    assert (shown["status"], shown["paid_at"], shown["payment"]["paid_at"]) == ("refunded", None, None)
+    assert templates(app, created["id"]) == ["booking_refunded_user"]
+    event(app, "payment_intent.succeeded", created["id"], pi)  # the success it refunded, late
+    assert detail(app, created["id"])["status"] == "refunded"
+    assert templates(app, created["id"]) == ["booking_refunded_user"]
     assert_consistent(read(app.services.settings.database_url))

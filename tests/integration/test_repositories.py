@@ -701,25 +701,36 @@ def test_commissions(world: Backend) -> None:
         uow.commissions.add(second)
         uow.commit()
     with world.uow() as uow:
-        assert uow.commissions.for_booking(june.id) == first
-        assert uow.commissions.for_booking("none") is None
+        assert uow.commissions.of_booking(june.id) == [first]
+        assert uow.commissions.of_booking("none") == []
         assert uow.commissions.list(client_id=1, month="2026-06") == [first]
         assert uow.commissions.list(client_id=None, month="2026-07") == [second]
         assert uow.commissions.list(client_id=2, month="2026-06") == []
         uow.commissions.save(first.pay_out())
         uow.commit()
     with world.uow() as uow:
-        assert uow.commissions.for_booking(june.id) == first.pay_out()
+        assert uow.commissions.of_booking(june.id) == [first.pay_out()]
 
 
-def test_one_commission_per_booking(db_world: Backend) -> None:
+def test_a_booking_keeps_its_first_record_and_the_ones_that_correct_it(world: Backend) -> None:
+    """A refund after a payout adds a negative record beside the paid-out one (CONTRACT 9.2)."""
     booking = _booking("10:00", "11:00", client_id=1)
-    _add(db_world, booking)
-    with db_world.uow() as uow:
-        uow.commissions.add(_commission(booking))
+    _add(world, booking)
+    first = _commission(booking, status=CommissionStatus.PAID_OUT)
+    correction = _commission(
+        booking,
+        id="c-corr",
+        amount=Decimal("-5.00"),
+        base_amount=Decimal("-40.00"),
+        created_at=NOW + timedelta(1),
+    )
+    with world.uow() as uow:
+        uow.commissions.add(correction)
+        uow.commissions.add(first)
         uow.commit()
-    with db_world.uow() as uow, pytest.raises(BadRequest):
-        uow.commissions.add(_commission(booking, id="c-other"))
+    with world.uow() as uow:
+        assert uow.commissions.of_booking(booking.id) == [first, correction]
+        assert uow.commissions.open_for_payout("2026-06") == [correction]
 
 
 def _batch(batch_id: str, month: str = "2026-06") -> PayoutBatch:

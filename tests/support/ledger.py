@@ -1,7 +1,8 @@
 """What the database holds about bookings, and the check that every race test ends with: it all agrees.
 
-For each booking, its status, its payments' statuses, its refund requests, its commission and its
-outbox rows must tell one story; and no two bookings that block time overlap.
+For each booking, its status, its payments' statuses, its refund requests, its commission records
+(what they sum to, correcting records included) and its outbox rows must tell one story; and no two
+bookings that block time overlap.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import text
@@ -19,6 +21,7 @@ from sqlalchemy import text
 from adapters.sqla import make_engine
 
 TAKEN = {"succeeded", "refund_pending", "refunded"}
+OWED = {"open", "paid_out"}
 BLOCKING = {"pending", "confirmed", "paid"}
 
 
@@ -29,7 +32,9 @@ class Story:
     booking: dict[str, Any]
     payments: dict[str, str] = field(default_factory=dict)  # payment id -> status
     refund_requests: list[str] = field(default_factory=list)  # payment ids
-    commissions: list[str] = field(default_factory=list)  # statuses
+    commissions: list[str] = field(default_factory=list)  # statuses, oldest first
+    #: what the records that count (open, paid out) sum to: a refund after a payout adds a negative one
+    commission_owed: Decimal = Decimal("0.00")
     notices: Counter[str] = field(default_factory=Counter)  # outbox templates
 
     @property
@@ -52,8 +57,12 @@ def read(url: str, booking_ids: Iterable[str] | None = None) -> dict[str, Story]
                 text("SELECT booking_id, payment_id FROM refund_requests")
             ):
                 stories[booking_id].refund_requests.append(payment_id)
-            for booking_id, status in db.execute(text("SELECT booking_id, status FROM commissions")):
+            for booking_id, status, amount in db.execute(
+                text("SELECT booking_id, status, amount FROM commissions ORDER BY created_at, id")
+            ):
                 stories[booking_id].commissions.append(status)
+                if status in OWED:
+                    stories[booking_id].commission_owed += Decimal(amount)
             for (payload,) in db.execute(text("SELECT payload FROM outbox")):
                 message = payload if isinstance(payload, dict) else json.loads(payload)
                 if "booking_id" in message:
@@ -81,17 +90,18 @@ def _agrees(story: Story) -> None:
     assert all(count == 1 for count in notices.values()), "a notice written twice"
     assert notices["booking_paid_user"] == notices["booking_paid_operator"], "paid notices come in pairs"
     assert not notices["booking_paid_user"] or story.booking["paid_at"] is not None, "paid notice, not paid"
-    assert len(story.commissions) <= 1
+    assert story.commissions.count("open") <= 1, "more than one open record"
     assert len(story.refund_requests) == len(set(story.refund_requests)) <= len(taken)
     for payment_id, payment_status in story.payments.items():
         if payment_status == "refund_pending":
             assert payment_id in story.refund_requests, "refund pending but never requested"
-    owed = [c for c in story.commissions if c in {"open", "paid_out"}]
+    owed = story.commission_owed != 0
     if status == "paid":
         assert len(kept) == 1, "paid without exactly one kept payment"
         assert notices["booking_paid_user"] == 1
         assert kept[0] not in story.refund_requests
-        assert len(owed) == (1 if story.booking["client_id"] is not None else 0)
+        assert bool(story.commissions) == (story.booking["client_id"] is not None)
+        assert story.commission_owed >= 0, "a paid booking owes the client less than nothing"
         assert not notices["booking_refunded_user"]
     elif status == "cancelled":
         assert not kept, "cancelled but keeps a payment"

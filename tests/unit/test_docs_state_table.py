@@ -25,6 +25,8 @@ WORDS = {
     Outcome.COMPLETE: "**completed**",
     Outcome.MARK_REFUNDED: "**refunded**",
     Outcome.RECORD_REFUND: "payment refunded",
+    Outcome.REDUCE: "part refunded, commission reduced",
+    Outcome.RECORD_PARTIAL_REFUND: "part refunded",
 }
 
 

@@ -37,6 +37,7 @@ from booking_core.outbox import MailTemplate as Notice
 from booking_core.payments import Payment, PaymentStatus
 
 T0 = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
+PART_REFUNDED = Decimal("5.00")
 HOLD = timedelta(minutes=15)
 
 
@@ -81,7 +82,11 @@ class World:
     notices: Counter[Notice] = field(default_factory=Counter)
 
     def after(self, event: Event, at: Circumstances) -> World:
-        change = decide(self.booking, event, at, payment=self.payment, cancel=CancelRequest())
+        # a partial refund carries the running total the provider reports
+        refunded = PART_REFUNDED if event is Event.PARTIAL_REFUND_REPORTED else None
+        change = decide(
+            self.booking, event, at, payment=self.payment, cancel=CancelRequest(), refunded=refunded
+        )
         if change.refusal is not None and not change.keep_when_refused:
             return self
         commission = self.commission
@@ -274,6 +279,37 @@ def apply_all(events: list[Event], now: datetime = T0, **kw: object) -> World:
 def test_refund_before_the_success_it_refunds_still_ends_refunded() -> None:
     world = apply_all([Event.REFUND_REPORTED, Event.PAYMENT_SUCCEEDED])
     assert world.outcome() == (BookingStatus.REFUNDED, PaymentStatus.REFUNDED, False)
+
+
+def test_a_refund_reported_for_a_payment_never_reported_taken_does_not_make_the_booking_paid() -> None:
+    """Finding 10: such a refund set ``paid_at`` and queued both paid mails."""
+    world = apply_all([Event.REFUND_REPORTED])
+
+    assert world.outcome() == (BookingStatus.REFUNDED, PaymentStatus.REFUNDED, False)
+    assert (world.booking.paid_at, world.payment.paid_at) == (None, None)
+    assert Notice.BOOKING_PAID_USER not in world.notices
+    assert Notice.BOOKING_PAID_OPERATOR not in world.notices
+    assert world.commission == "reversed"  # as when the success came first
+
+
+def test_a_partial_refund_keeps_the_booking_paid_and_its_commission_follows() -> None:
+    world = apply_all([Event.PAYMENT_SUCCEEDED, Event.PARTIAL_REFUND_REPORTED])
+
+    assert world.outcome() == (BookingStatus.PAID, PaymentStatus.SUCCEEDED, True)
+    assert world.payment.refunded_amount == PART_REFUNDED
+    change = decide(
+        world.booking, Event.PARTIAL_REFUND_REPORTED, at(T0), payment=world.payment, refunded=PART_REFUNDED
+    )
+    assert change.outcome is Outcome.IGNORE  # the same report again is old news
+    paid_first = decide(new_booking(), Event.PAYMENT_SUCCEEDED, at(T0), payment=new_payment())
+    reduced = decide(
+        paid_first.booking,
+        Event.PARTIAL_REFUND_REPORTED,
+        at(T0),
+        payment=paid_first.payment,
+        refunded=PART_REFUNDED,
+    )
+    assert reduced.commission == (CommissionAction.FOLLOW_REFUND,)
 
 
 def test_failure_after_success_and_success_after_refund_change_nothing() -> None:

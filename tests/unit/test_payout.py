@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from decimal import Decimal
 
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from booking_core.accounts import Client
 from booking_core.commission import Commission, CommissionStatus, monthly_totals, parse_month
+from booking_core.commission_refunds import follow_refund
 from booking_core.errors import BadRequest
 from booking_core.memory import FixedClock, InMemoryStore, PlainPasswords, SandboxPayments, SequentialIds
 from booking_core.payout import PayoutStatus, Transfer, plan_payout
@@ -155,11 +157,15 @@ def test_records_of_other_months_or_held_by_a_batch_are_not_planned() -> None:
 
 
 class FakeFiles:
-    """PayoutFiles that renders JSON and keeps what it writes; ``crash`` fails after writing."""
+    """PayoutFiles that renders JSON and keeps what it writes; ``crash`` fails after writing. A name
+    containing "\\" cannot go into its files."""
 
     def __init__(self) -> None:
         self.written: dict[str, str] = {}
         self.crash: BaseException | None = None
+
+    def refusal(self, transfer: Transfer) -> str | None:
+        return "a backslash in the name" if "\\" in transfer.client_name else None
 
     def render(self, batch_id: str, transfers: Sequence[Transfer], execution_date: date) -> str:
         paid = {t.client_name: [str(t.amount), *t.record_ids] for t in transfers}
@@ -171,8 +177,9 @@ class FakeFiles:
         if destination in self.written and self.written[destination] != document:
             raise BadRequest(f"cannot write {destination}: the file exists already")
 
-    def write(self, document: str, destination: str) -> None:
-        self.check_destination(destination, document)
+    def write(self, document: str, destination: str, replacing: str | None = None) -> None:
+        if replacing is None or self.written.get(destination) != replacing:
+            self.check_destination(destination, document)
         self.written[destination] = document
         if self.crash is not None:
             raise self.crash
@@ -339,18 +346,129 @@ def test_the_same_path_may_be_written_again_with_the_same_file(deps: Deps) -> No
     assert outcome.batch.file_path == "/out/june.xml"
 
 
-def test_a_record_reversed_after_the_batch_was_prepared_is_reported(deps: Deps, store: InMemoryStore) -> None:
-    files = interrupted_payout(deps)
-    with store.uow() as uow:  # the booking is refunded meanwhile
-        refunded = uow.commissions.for_booking("b-0005")
-        assert refunded is not None
-        uow.commissions.save(refunded.reverse())
+def _refund_meanwhile(store: InMemoryStore, booking_id: str, refunded: str | None = None) -> None:
+    """The booking's payment is refunded (``refunded`` of it; all when None) while the batch waits."""
+    with store.uow() as uow:
+        records = uow.commissions.of_booking(booking_id)
+        paid = records[0].base_amount
+        correction = follow_refund(
+            records,
+            paid=paid,
+            refunded=paid if refunded is None else Decimal(refunded),
+            new_id=lambda: "c-corr",
+            now=NOW,
+            month="2026-06",
+        )
+        for changed in correction.changed:
+            uow.commissions.save(changed)
         uow.commit()
+
+
+def test_a_resumed_payout_leaves_out_a_record_refunded_meanwhile_and_rewrites_its_file(
+    deps: Deps, store: InMemoryStore
+) -> None:
+    """Finding 1: the resumed run sent the stored file, paying a refunded booking's commission."""
+    files = interrupted_payout(deps)
+    assert json.loads(files.written["/out/june.xml"])["paid"]["OtherApp"] == ["4.00", "c-0005"]
+    _refund_meanwhile(store, "b-0005")
+
+    said: list[str] = []
+    outcome = pay_out_commissions(deps, "2026-06", "/out/june.xml", files, progress=said.append)
+
+    assert json.loads(files.written["/out/june.xml"])["paid"] == {"PartnerApp": ["12.50", "c-0001", "c-0002"]}
+    assert [r.id for r in outcome.reversed_meanwhile] == ["c-0005"]
+    assert outcome.rewritten
+    assert outcome.batch is not None
+    assert (outcome.batch.total, outcome.batch.transfers) == (Decimal("12.50"), 1)
+    assert statuses_of(store)["c-0005"][0] == "reversed"
+    assert [s for s, _ in statuses_of(store).values()].count("paid_out") == 2
+    assert any("made again" in line for line in said)
+
+
+def test_a_resumed_payout_pays_a_record_reduced_meanwhile_at_its_new_amount(
+    deps: Deps, store: InMemoryStore
+) -> None:
+    files = interrupted_payout(deps)
+    _refund_meanwhile(store, "b-0005", "10.00")  # 30.00 of 40.00 kept: 10% of it
+
+    outcome = pay_out_commissions(deps, "2026-06", "/out/june-2.xml", files)
+
+    assert json.loads(files.written["/out/june-2.xml"])["paid"]["OtherApp"] == ["3.00", "c-0005"]
+    assert outcome.batch is not None
+    assert outcome.batch.total == Decimal("15.50")
+    assert store.tables.commissions["c-0005"].status is CommissionStatus.PAID_OUT
+
+
+def test_a_resumed_batch_with_nothing_left_to_pay_is_dropped_and_its_records_stay_as_they_are(
+    deps: Deps, store: InMemoryStore
+) -> None:
+    files = interrupted_payout(deps)
+    for booking_id in ("b-0001", "b-0002", "b-0005"):
+        _refund_meanwhile(store, booking_id)
+
+    outcome = pay_out_commissions(deps, "2026-06", "/out/june-2.xml", files)
+
+    assert "/out/june-2.xml" not in files.written
+    assert (outcome.batch, outcome.dropped is not None) == (None, True)
+    [batch] = store.tables.payout_batches.values()
+    assert batch.status is PayoutStatus.DROPPED
+    assert "paid_out" not in {s for s, _ in statuses_of(store).values()}
+
+
+def test_a_negative_correcting_record_is_netted_by_the_next_payout(deps: Deps, store: InMemoryStore) -> None:
+    """CONTRACT 9.2: a payout sums the client's open records, negative ones included."""
+    pay_out_commissions(deps, "2026-06", "/out/june.xml", FakeFiles())
+    with store.uow() as uow:  # b-0001 (10.00 paid out) refunded in full; a July record earns 3.00
+        correction = follow_refund(
+            uow.commissions.of_booking("b-0001"),
+            paid=Decimal("100.00"),
+            refunded=Decimal("100.00"),
+            new_id=lambda: "c-corr",
+            now=NOW,
+            month="2026-07",
+        )
+        assert correction.added is not None
+        uow.commissions.add(correction.added)
+        uow.commissions.add(record(9, PARTNER, "13.00", month="2026-07"))
+        uow.commit()
+    files = FakeFiles()
+
+    july = pay_out_commissions(deps, "2026-07", "/out/july.xml", files)
+
+    assert json.loads(files.written["/out/july.xml"])["paid"]["PartnerApp"] == ["3.00", "c-0009", "c-corr"]
+    assert july.batch is not None
+    assert store.tables.commissions["c-corr"].status is CommissionStatus.PAID_OUT
+
+
+def test_a_client_whose_open_records_sum_to_less_than_nothing_is_paid_nothing(
+    deps: Deps, store: InMemoryStore
+) -> None:
+    with store.uow() as uow:
+        uow.commissions.add(record(9, PARTNER, "-20.00", month="2026-07"))
+        uow.commit()
+
+    outcome = pay_out_commissions(deps, "2026-07", "/out/july.xml", FakeFiles())
+
+    assert [
+        (h.client_name, h.amount, h.reason) for h in outcome.held_back if h.client_name == "PartnerApp"
+    ] == [("PartnerApp", Decimal("-20.00"), "nothing to transfer")]
+    assert store.tables.commissions["c-0009"].status is CommissionStatus.OPEN
+
+
+def test_a_client_the_file_cannot_carry_is_held_back_and_the_others_are_paid(
+    deps: Deps, store: InMemoryStore
+) -> None:
+    store.add_client(replace(OTHER, name="Other\\App"))
+    files = FakeFiles()
 
     outcome = pay_out_commissions(deps, "2026-06", "/out/june.xml", files)
 
-    assert [r.id for r in outcome.reversed_meanwhile] == ["c-0005"]
-    assert statuses_of(store)["c-0005"][0] == "reversed"
+    assert json.loads(files.written["/out/june.xml"])["paid"] == {"PartnerApp": ["12.50", "c-0001", "c-0002"]}
+    assert [(h.client_name, h.reason) for h in outcome.held_back][-1] == (
+        "Other\\App",
+        "a backslash in the name",
+    )
+    assert statuses_of(store)["c-0005"] == ("open", None)
 
 
 def test_an_unwritable_destination_is_refused_before_anything_changes(

@@ -61,26 +61,39 @@ class SepaCreditTransfers:
         }
         if self._debtor.bic:
             config["BIC"] = self._debtor.bic
-        sepa = _Transfer(config, message_id)
-        for transfer in transfers:
-            if transfer.currency != SEPA_CURRENCY:
-                raise ValueError(f"a SEPA transfer cannot pay {transfer.currency}")
-            sepa.add_payment(
-                {
-                    "name": transfer.client_name,
-                    "IBAN": transfer.iban,
-                    "amount": _cents(transfer.amount),
-                    "execution_date": execution_date,
-                    "description": transfer.remittance,
-                    "endtoend_id": f"{message_id[:16]}-{transfer.client_id}",
-                }
-            )
         try:
+            sepa = _Transfer(config, message_id)
+            for transfer in transfers:
+                if transfer.currency != SEPA_CURRENCY:
+                    raise ValueError(f"a SEPA transfer cannot pay {transfer.currency}")
+                sepa.add_payment(
+                    {
+                        "name": transfer.client_name,
+                        "IBAN": transfer.iban,
+                        "amount": _cents(transfer.amount),
+                        "execution_date": execution_date,
+                        "description": transfer.remittance,
+                        "endtoend_id": f"{message_id[:16]}-{transfer.client_id}",
+                    }
+                )
             document: bytes = sepa.export(validate=True)
         except ValidationError as error:
-            reason = str(error.__cause__ or error).splitlines()[0]
-            raise BadRequest(f"the SEPA file would not be valid ({SEPA_SCHEMA}): {reason}") from error
+            raise BadRequest(
+                f"the SEPA file would not be valid ({SEPA_SCHEMA}): {_first_line(error)}"
+            ) from error
+        except Exception as error:
+            # sepaxml writes what it is given and only its schema check parses the XML: a control
+            # character surfaces as a parse error of xmlschema, a bad field as a bare Exception
+            raise BadRequest(f"the SEPA file cannot be made ({SEPA_SCHEMA}): {_first_line(error)}") from error
         return document.decode("utf-8")
+
+    def refusal(self, transfer: Transfer) -> str | None:
+        # a file of this transfer alone: what the bank's schema refuses in it is the client's record
+        try:
+            self.render("0" * 32, [transfer], date.today())
+        except BadRequest as error:
+            return f"{error.message}; correct the client's name or `iban` in the catalog"
+        return None
 
     def check_destination(self, destination: str, document: str | None = None) -> None:
         path = Path(destination)
@@ -100,12 +113,19 @@ class SepaCreditTransfers:
         except OSError as error:
             raise BadRequest(f"cannot write {destination}: {error.strerror}") from None
 
-    def write(self, document: str, destination: str) -> None:
-        self.check_destination(destination, document)
+    def write(self, document: str, destination: str, replacing: str | None = None) -> None:
+        path = Path(destination)
+        if replacing is None or not path.exists() or _read(path) != replacing:
+            self.check_destination(destination, document)
         try:
             write_atomically(Path(destination), document.encode("utf-8"))
         except OSError as error:
             raise BadRequest(f"cannot write {destination}: {error.strerror or error}") from None
+
+
+def _first_line(error: BaseException) -> str:
+    lines = str(error.__cause__ or error).splitlines()
+    return lines[0] if lines else type(error).__name__
 
 
 def _cents(amount: Decimal) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
+from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 from booking_core.booking import Booking, BookingStatus, CancellationReason
@@ -60,23 +61,34 @@ def decide(
     payment: Payment | None = None,
     cancel: CancelRequest | None = None,
     failure: str = "",
+    refunded: Decimal | None = None,
 ) -> Change:
     """What ``event`` does to ``booking`` (and, for provider events, to ``payment``, which it is about).
 
-    For a cancel of a paid booking, ``payment`` is the payment it keeps (to be given back).
+    For a cancel of a paid booking, ``payment`` is the payment it keeps (to be given back). For a
+    partial refund, ``refunded`` is how much of ``payment`` the provider reports given back in all.
     """
     if event in PROVIDER_EVENTS:
         if payment is None:
             raise ValueError(f"a {event} event is about a payment")
-        if _already_known(event, payment):
+        if event is Event.PARTIAL_REFUND_REPORTED:
+            if refunded is None:
+                raise ValueError("a partial refund says how much was given back")
+            refunded = min(refunded, payment.amount)
+        if _already_known(event, payment, refunded):
             return Change(outcomes=(Outcome.IGNORE,), booking=booking, payment=payment)
         if event is Event.REFUND_REPORTED and not payment.taken:
-            # the success it refunds is still on its way: apply it first, so the order cannot matter
+            # the success it refunds is still on its way: apply it first, so the order cannot matter,
+            # but what marked the booking paid is not kept: it was never reported paid (CONTRACT 5)
             first = decide(booking, Event.PAYMENT_SUCCEEDED, at, payment=payment)
-            return first.then(decide(first.booking, event, at, payment=first.payment))
+            both = first.then(decide(first.booking, event, at, payment=first.payment))
+            return _never_paid(both, booking, payment)
     rule = TABLE[stage_of(booking, at.now)][event]
     outcome = rule if isinstance(rule, Outcome) else _pick(rule, booking.as_of(at.now), payment, at)
-    return _apply(outcome, event, booking, payment, at, cancel or CancelRequest(), failure)
+    change = _apply(outcome, event, booking, payment, at, cancel or CancelRequest(), failure)
+    if outcome in {Outcome.REDUCE, Outcome.RECORD_PARTIAL_REFUND} and refunded is not None:
+        return _partly_refunded(change, refunded)
+    return change
 
 
 def require_payable(booking: Booking, now: datetime) -> None:
@@ -90,12 +102,35 @@ def require_payable(booking: Booking, now: datetime) -> None:
         raise InvalidTransition(f"Cannot pay a booking with status '{booking.status}'.")
 
 
-def _already_known(event: Event, payment: Payment) -> bool:
+def _already_known(event: Event, payment: Payment, refunded: Decimal | None) -> bool:
     if event is Event.PAYMENT_SUCCEEDED:
         return payment.taken  # a success after the refund does not move the payment back
     if event is Event.PAYMENT_FAILED:
         return not payment.is_open  # a failure after the success does not undo it
+    if event is Event.PARTIAL_REFUND_REPORTED:
+        # reports of one charge's refunds carry the running total: an older one arriving late is old news
+        known = refunded is not None and refunded <= payment.refunded_amount
+        return known or payment.status is PaymentStatus.REFUNDED
     return payment.status is PaymentStatus.REFUNDED
+
+
+_PAID_NOTICES = frozenset({MailTemplate.BOOKING_PAID_USER, MailTemplate.BOOKING_PAID_OPERATOR})
+
+
+def _never_paid(change: Change, booking: Booking, payment: Payment) -> Change:
+    """``change`` without the marks of a payment: no ``paid_at``, no paid mail. (A commission earned on
+    the way is reversed by the refund, as when the events arrive in order.)"""
+    return replace(
+        change,
+        booking=replace(change.booking, paid_at=booking.paid_at),
+        payment=replace(_required(change.payment), paid_at=payment.paid_at),
+        notices=tuple(n for n in change.notices if n not in _PAID_NOTICES),
+    )
+
+
+def _partly_refunded(change: Change, refunded: Decimal) -> Change:
+    payment = _required(change.payment)
+    return replace(change, payment=replace(payment, refunded_amount=refunded))
 
 
 def _pick(rule: When, booking: Booking, payment: Payment | None, at: Circumstances) -> Outcome:
@@ -199,13 +234,19 @@ def _apply_payment(
         case Outcome.RECORD_REFUND:
             moved = _moved(payment, PaymentStatus.REFUNDED, now)
             return replace(unchanged, payment=moved, settles_refund=True)
+        case Outcome.REDUCE:  # the amount given back is set by ``decide``, which knows it
+            return replace(unchanged, commission=(CommissionAction.FOLLOW_REFUND,))
+        case Outcome.RECORD_PARTIAL_REFUND:
+            return unchanged
     raise AssertionError(f"no transition for {outcome!r}")  # pragma: no cover - the table is total
 
 
 def _moved(payment: Payment | None, status: PaymentStatus, now: datetime) -> Payment:
     payment = _required(payment)
-    refunded_at = now if status is PaymentStatus.REFUNDED else payment.refunded_at
-    return replace(payment, status=status, paid_at=payment.paid_at or now, refunded_at=refunded_at)
+    if status is PaymentStatus.REFUNDED:
+        # a refund reported for a payment never reported taken does not make it paid (CONTRACT 5)
+        return replace(payment, status=status, refunded_at=now, refunded_amount=payment.amount)
+    return replace(payment, status=status, paid_at=payment.paid_at or now)
 
 
 def _required(payment: Payment | None) -> Payment:

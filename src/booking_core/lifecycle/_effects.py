@@ -15,7 +15,10 @@ class CommissionAction(enum.StrEnum):
     """What happens to the client's commission on the booking."""
 
     EARN = "earn"  #: record it, unless one is recorded already
-    REVERSE = "reverse"  #: reverse it, if one is open: the booking's money goes back
+    #: the booking's money goes back in full: an open record is reversed, a paid-out one corrected
+    REVERSE = "reverse"
+    #: part of the money went back: the commission follows what the booking keeps of its payment
+    FOLLOW_REFUND = "follow refund"
 
 
 #: Outcomes that leave everything as it was.

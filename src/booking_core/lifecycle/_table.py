@@ -11,8 +11,10 @@ and an operator's no-show (``completed`` is final), and an operator's command on
 pending after its start because its hold outlasts the start (the payment may come first, or not).
 
 Provider events are about one payment; one that reports what that payment already records (a second
-success, a failure after the success, a success after the refund) changes nothing before the table is
-consulted, and a refund reported before its success is applied as the success followed by the refund.
+success, a failure after the success, a success after the refund, a partial refund no larger than one
+recorded) changes nothing before the table is consulted. A refund reported before its success ends
+the booking ``refunded`` as one reported after it does, but a booking whose payment was never reported
+taken is not marked paid on the way: no ``paid_at``, no paid mail, no commission (CONTRACT 5).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ class Event(enum.StrEnum):
     PAYMENT_SUCCEEDED = "payment succeeded"
     PAYMENT_FAILED = "payment failed"
     REFUND_REPORTED = "refund reported"
+    PARTIAL_REFUND_REPORTED = "partial refund reported"
     CANCEL = "cancel"
     HOLD_EXPIRY = "hold expiry"
     CONFIRM = "operator confirm"
@@ -36,7 +39,9 @@ class Event(enum.StrEnum):
 
 
 #: Events the payment provider reports (each about one payment of the booking).
-PROVIDER_EVENTS = frozenset({Event.PAYMENT_SUCCEEDED, Event.PAYMENT_FAILED, Event.REFUND_REPORTED})
+PROVIDER_EVENTS = frozenset(
+    {Event.PAYMENT_SUCCEEDED, Event.PAYMENT_FAILED, Event.REFUND_REPORTED, Event.PARTIAL_REFUND_REPORTED}
+)
 
 
 class Stage(enum.StrEnum):
@@ -71,6 +76,8 @@ class Outcome(enum.StrEnum):
     COMPLETE = "completed"
     MARK_REFUNDED = "refunded"
     RECORD_REFUND = "payment refunded; booking unchanged"
+    REDUCE = "part of the payment given back; booking unchanged, commission on what is kept"
+    RECORD_PARTIAL_REFUND = "part of a payment given back; booking and commission unchanged"
 
 
 class Fact(enum.StrEnum):
@@ -100,12 +107,16 @@ _NO_SHOW = When(Fact.STARTED, Outcome.NO_SHOW, Outcome.REFUSE_LATE)
 _COMPLETE = When(Fact.ENDED, Outcome.COMPLETE, Outcome.IGNORE)
 _REFUND_OF_KEPT = When(Fact.PAYMENT_KEPT, Outcome.MARK_REFUNDED, Outcome.RECORD_REFUND)
 _LATE_PAYMENT = When(Fact.PAID_BEFORE, Outcome.REFUND, Outcome.KEEP_PAYMENT)
+# a partial refund never changes the booking's status (CONTRACT 5, 9.2); the commission follows only
+# the money the booking keeps
+_PARTIAL_REFUND = When(Fact.PAYMENT_KEPT, Outcome.REDUCE, Outcome.RECORD_PARTIAL_REFUND)
 
 TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
     Stage.PENDING: {
         Event.PAYMENT_SUCCEEDED: Outcome.BOOK,
         Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
         Event.REFUND_REPORTED: Outcome.MARK_REFUNDED,
+        Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
         Event.CANCEL: _CANCEL,
         Event.HOLD_EXPIRY: Outcome.IGNORE,
         Event.CONFIRM: Outcome.CONFIRM,
@@ -116,6 +127,7 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
         Event.PAYMENT_SUCCEEDED: Outcome.BOOK,
         Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
         Event.REFUND_REPORTED: Outcome.MARK_REFUNDED,
+        Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
         Event.CANCEL: _CANCEL,
         Event.HOLD_EXPIRY: Outcome.IGNORE,
         Event.CONFIRM: Outcome.REFUSE,
@@ -126,6 +138,7 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
         Event.PAYMENT_SUCCEEDED: Outcome.REFUND,  # a second payment: the booking is paid already
         Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
         Event.REFUND_REPORTED: _REFUND_OF_KEPT,
+        Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
         Event.CANCEL: When(Fact.BEFORE_DEADLINE, Outcome.CANCEL_AND_REFUND, Outcome.REFUSE_LATE),
         Event.HOLD_EXPIRY: Outcome.IGNORE,
         Event.CONFIRM: Outcome.REFUSE,
@@ -136,6 +149,7 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
         Event.PAYMENT_SUCCEEDED: When(Fact.TIME_FREE, Outcome.BOOK, Outcome.REFUND),
         Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
         Event.REFUND_REPORTED: Outcome.MARK_REFUNDED,
+        Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
         Event.CANCEL: When(Fact.BEFORE_DEADLINE, Outcome.WITHDRAW, Outcome.REFUSE_LATE),
         Event.HOLD_EXPIRY: Outcome.EXPIRE,
         Event.CONFIRM: Outcome.REFUSE,
@@ -146,6 +160,7 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
         Event.PAYMENT_SUCCEEDED: Outcome.REFUND,
         Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
         Event.REFUND_REPORTED: Outcome.MARK_REFUNDED,
+        Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
         Event.CANCEL: Outcome.REFUSE,
         Event.HOLD_EXPIRY: Outcome.IGNORE,
         Event.CONFIRM: Outcome.REFUSE,
@@ -156,6 +171,7 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
         Event.PAYMENT_SUCCEEDED: _LATE_PAYMENT,
         Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
         Event.REFUND_REPORTED: _REFUND_OF_KEPT,
+        Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
         Event.CANCEL: Outcome.REFUSE,
         Event.HOLD_EXPIRY: Outcome.IGNORE,
         Event.CONFIRM: Outcome.REFUSE,
@@ -166,6 +182,7 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
         Event.PAYMENT_SUCCEEDED: _LATE_PAYMENT,
         Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
         Event.REFUND_REPORTED: _REFUND_OF_KEPT,
+        Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
         Event.CANCEL: Outcome.REFUSE,
         Event.HOLD_EXPIRY: Outcome.IGNORE,
         Event.CONFIRM: Outcome.REFUSE,
@@ -176,6 +193,7 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
         Event.PAYMENT_SUCCEEDED: Outcome.REFUND,  # another payment: the booking's money went back already
         Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
         Event.REFUND_REPORTED: Outcome.RECORD_REFUND,
+        Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
         Event.CANCEL: Outcome.REFUSE,
         Event.HOLD_EXPIRY: Outcome.IGNORE,
         Event.CONFIRM: Outcome.REFUSE,

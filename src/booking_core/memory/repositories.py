@@ -360,8 +360,10 @@ class MemoryCommissions:
 
     save = add
 
-    def for_booking(self, booking_id: str) -> Commission | None:
-        return next((c for c in self._rows.values() if c.booking_id == booking_id), None)
+    def of_booking(self, booking_id: str) -> builtins.list[Commission]:
+        return sorted(
+            (c for c in self._rows.values() if c.booking_id == booking_id), key=lambda c: (c.created_at, c.id)
+        )
 
     def list(
         self, *, client_id: int | None, month: str, limit: int | None = None, offset: int = 0

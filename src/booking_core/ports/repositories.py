@@ -287,8 +287,9 @@ class Commissions(Protocol):
     def save(self, commission: Commission) -> None:
         """Store a changed record."""
 
-    def for_booking(self, booking_id: str) -> Commission | None:
-        """The record of one booking, locked until the transaction ends (it is about to change)."""
+    def of_booking(self, booking_id: str) -> builtins.list[Commission]:
+        """The records of one booking (the one its payment earned, then any correcting ones), oldest
+        first, locked until the transaction ends (they are about to change)."""
 
     def list(
         self, *, client_id: int | None, month: str, limit: int | None = None, offset: int = 0

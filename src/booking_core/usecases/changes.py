@@ -13,7 +13,8 @@ from dataclasses import replace
 from datetime import datetime
 
 from booking_core.booking import Booking
-from booking_core.commission import Commission, CommissionStatus, commission_amount, commission_month
+from booking_core.commission import Commission, commission_amount, commission_month
+from booking_core.commission_refunds import follow_refund
 from booking_core.errors import InvalidTransition, NotFound
 from booking_core.lifecycle import Change, Circumstances, CommissionAction, Event, decide
 from booking_core.payments import Payment, PaymentStatus, RefundRequest, refund_key
@@ -48,7 +49,7 @@ def store_change(
     if change.payment is not None and change.payment != paid_with:
         uow.payments.save(change.payment)
     for action in change.commission:
-        _commission(deps, uow, change.booking, action, now)
+        _commission(deps, uow, change.booking, change.payment, action, now)
     for template in change.notices:  # one row per recipient, written by the transition that owns it
         uow.outbox.add(OutboxMessage.email(template, change.booking.id, id=deps.ids.new_id(), now=now))
     added: list[RefundRequest] = []
@@ -69,21 +70,26 @@ def store_change(
 
 
 def _commission(
-    deps: Deps, uow: UnitOfWork, booking: Booking, action: CommissionAction, now: datetime
+    deps: Deps,
+    uow: UnitOfWork,
+    booking: Booking,
+    payment: Payment | None,
+    action: CommissionAction,
+    now: datetime,
 ) -> None:
+    """Earn the client's commission on ``booking``, or make its records follow a refund (CONTRACT 9.2)."""
     if booking.client_id is None:
         return
-    existing = uow.commissions.for_booking(booking.id)
-    if action is CommissionAction.REVERSE:
-        if existing is not None and existing.status is CommissionStatus.OPEN:
-            uow.commissions.save(existing.reverse())
-        return
-    client = uow.clients.get(booking.client_id)
     resource = uow.resources.get(booking.resource_id)
-    if existing is not None or client is None or resource is None:
+    if resource is None:
         return
-    uow.commissions.add(
-        Commission(
+    records = uow.commissions.of_booking(booking.id)
+    month_now = commission_month(now, resource.venue.timezone)
+    if action is CommissionAction.EARN:
+        client = uow.clients.get(booking.client_id)
+        if records or client is None:
+            return
+        earned = Commission(
             id=deps.ids.new_id(),
             booking_id=booking.id,
             reference_code=booking.reference_code,
@@ -95,7 +101,20 @@ def _commission(
             month=commission_month(booking.paid_at or now, resource.venue.timezone),
             created_at=now,
         )
+        uow.commissions.add(earned)
+        records = [earned]
+        if payment is None or not payment.refunded_amount:
+            return
+        # part of the payment went back before its success was reported: earn on what is kept
+    paid = payment.amount if payment is not None else booking.total_price
+    refunded = payment.refunded_amount if action is not CommissionAction.REVERSE and payment else paid
+    correction = follow_refund(
+        records, paid=paid, refunded=refunded, new_id=deps.ids.new_id, now=now, month=month_now
     )
+    for record in correction.changed:
+        uow.commissions.save(record)
+    if correction.added is not None:
+        uow.commissions.add(correction.added)
 
 
 def kept_payment(uow: UnitOfWork, booking_id: str) -> Payment | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from booking_core.accounts import Client
 from booking_core.commission import Commission, CommissionStatus, MonthlyTotals, monthly_totals, parse_month
@@ -42,10 +42,12 @@ def commission_report(deps: Deps, month: str) -> CommissionReport:
 class PayoutOutcome:
     """What a payout run did.
 
-    ``batch`` is the batch this run completed (None: nothing was paid). ``transfers`` and
-    ``held_back`` describe a batch this run prepared; a batch taken up from an interrupted run
-    (``resumed``) carries only its totals. ``reversed_meanwhile``: records of the batch refunded
-    after it was prepared; the file pays them all the same. ``completed_elsewhere``: another run
+    ``batch`` is the batch this run completed (None: nothing was paid); ``transfers`` and ``held_back``
+    are what its file pays and what it leaves open. ``resumed``: the batch was prepared by an
+    interrupted run and finished by this one. ``reversed_meanwhile``: records of the batch refunded
+    after it was prepared, which the file leaves out; ``rewritten``: the file was made again because
+    the batch's records changed so (a file the interrupted run wrote is outdated). ``dropped``: a
+    resumed batch with nothing left to pay, ended without a file. ``completed_elsewhere``: another run
     finished the batch first, and this one wrote nothing.
     """
 
@@ -54,6 +56,8 @@ class PayoutOutcome:
     transfers: tuple[Transfer, ...] = ()
     held_back: tuple[HeldBack, ...] = ()
     resumed: bool = False
+    rewritten: bool = False
+    dropped: PayoutBatch | None = None
     completed_elsewhere: PayoutBatch | None = None
     reversed_meanwhile: tuple[Commission, ...] = ()
     still_payable: int = 0
@@ -66,36 +70,41 @@ def pay_out_commissions(
 
     1. Prepare (one transaction): the records to pay are held for a new batch, and the batch's file
        is rendered and stored with it. A batch an earlier run left prepared is taken up instead.
-    2. Finish (a second transaction, which holds the batch, so one run at a time finishes it): the
-       stored file is written at ``destination``, completely and durably; then the batch's records
-       become ``paid_out`` and the batch ``completed``.
+    2. Finish (a second transaction, which holds the batch and its records, so one run at a time
+       finishes it and no refund changes them meanwhile): the batch pays exactly its records still
+       open now, at their amounts now; when a refund changed them since the batch was prepared, the
+       file is made again. The file is written at ``destination``, completely and durably; then those
+       records become ``paid_out`` and the batch ``completed``.
 
-    A crash between the two leaves the batch prepared and its records held: the next run writes
-    the same file again and completes it. No record is ever in two batches.
+    A crash between the two leaves the batch prepared and its records held: the next run finishes
+    it. No record is ever in two batches. A client whose name or IBAN cannot go into the file is
+    held back, its records left open, and the others are paid.
     """
     month = parse_month(month)
+    plan: PayoutPlan | None = None
     with deps.uow() as uow:
         batch = uow.commissions.unfinished_batch(month)
         files.check_destination(destination, batch.document if batch else None)
         if batch is not None:
             _say_resumed(batch, destination, progress)
-            plan = None
         else:
             batch, plan = _prepare(deps, uow, month, destination, files, progress)
             if batch is None:
                 return PayoutOutcome(month=month, held_back=plan.held_back)
             uow.commit()
-    completed, reversed_meanwhile, still_payable = _finish(deps, batch, destination, files, progress)
-    return PayoutOutcome(
-        month=month,
-        batch=completed,
-        transfers=plan.transfers if plan else (),
-        held_back=plan.held_back if plan else (),
-        resumed=plan is None,
-        completed_elsewhere=None if completed else batch,
-        reversed_meanwhile=reversed_meanwhile,
-        still_payable=still_payable,
-    )
+    finished = _finish(deps, batch, destination, files, progress)
+    if plan is None:
+        return finished
+    return replace(finished, resumed=False, held_back=plan.held_back + finished.held_back)
+
+
+def _payable(plan: PayoutPlan, files: PayoutFiles) -> PayoutPlan:
+    """``plan`` without the transfers the file cannot carry (their records stay open)."""
+    for transfer in plan.transfers:
+        reason = files.refusal(transfer)
+        if reason is not None:
+            plan = plan.hold_back(transfer, reason)
+    return plan
 
 
 def _prepare(
@@ -103,7 +112,7 @@ def _prepare(
 ) -> tuple[PayoutBatch | None, PayoutPlan]:
     progress(f"reading the open commissions of {month} ...")
     records = uow.commissions.open_for_payout(month)
-    plan = plan_payout(month, records, _clients(uow, records))
+    plan = _payable(plan_payout(month, records, _clients(uow, records)), files)
     if not plan.transfers:
         return None, plan
     now = deps.clock.now()
@@ -120,7 +129,7 @@ def _prepare(
         file_path=destination,
     )
     uow.commissions.add_batch(batch)
-    paid = {record_id for transfer in plan.transfers for record_id in transfer.record_ids}
+    paid = plan.record_ids
     for record in records:
         if record.id in paid:
             uow.commissions.save(record.hold_for(batch_id))
@@ -130,33 +139,56 @@ def _prepare(
 
 def _finish(
     deps: Deps, batch: PayoutBatch, destination: str, files: PayoutFiles, progress: Progress
-) -> tuple[PayoutBatch | None, tuple[Commission, ...], int]:
-    """The completed batch (None: another run completed it), its records reversed meanwhile, and
-    how many records of the month a further payout would pay (opened since the batch was prepared)."""
+) -> PayoutOutcome:
+    """Pay what ``batch`` holds that is still open, and say what a further payout would pay."""
+    outcome = PayoutOutcome(month=batch.month, resumed=True)
     with deps.uow() as uow:
         current = uow.commissions.unfinished_batch(batch.month)  # waits for a run finishing it
         if current is None or current.id != batch.id:
-            return None, (), 0
-        records = uow.commissions.in_batch(batch.id)
+            return replace(outcome, completed_elsewhere=batch)
+        records = uow.commissions.in_batch(batch.id)  # a refund of one of them waits for this run
+        plan = _payable(plan_payout(batch.month, records, _clients(uow, records), batch_id=batch.id), files)
+        reversed_meanwhile = tuple(r for r in records if r.status is not CommissionStatus.OPEN)
+        outcome = replace(
+            outcome, transfers=plan.transfers, held_back=plan.held_back, reversed_meanwhile=reversed_meanwhile
+        )
+        for record in records:  # what the batch no longer pays is left open for a later payout
+            if record.status is CommissionStatus.OPEN and record.id not in plan.record_ids:
+                uow.commissions.save(record.release())
+        if not plan.transfers:
+            uow.commissions.save_batch(current.drop(deps.clock.now()))
+            uow.commit()
+            progress(f"payout batch {batch.id} has nothing left to pay: its records were refunded meanwhile")
+            return replace(outcome, dropped=current)
+        revised = current
+        if reversed_meanwhile or not current.pays(plan):
+            document = files.render(current.id, plan.transfers, deps.clock.now().date())
+            revised = current.revise(document, plan)
+            outcome = replace(outcome, rewritten=True)
+            progress(
+                f"records of payout batch {batch.id} were refunded after it was prepared: its file is made "
+                f"again for the records still open ({revised.total} EUR instead of {current.total} EUR)"
+            )
+            if current.file_path and current.file_path != destination:
+                progress(f"the file at {current.file_path} is outdated: give the bank only {destination}")
         progress(f"writing {destination} ...")
         try:
-            files.write(current.document, destination)
+            files.write(revised.document, destination, replacing=current.document)
         except BadRequest as error:
             raise BadRequest(
                 f"{error.message}; payout batch {batch.id} of {batch.month} stays prepared with its "
                 "records held: run the payout again (with a writable --sepa path) to finish it"
             ) from error
-        progress(f"{destination} written; marking {len(records)} record(s) paid out ...")
-        for record in records:
-            if record.status is CommissionStatus.OPEN:
-                uow.commissions.save(record.pay_out())
-        completed = current.complete(deps.clock.now(), destination)
+        paid = [r for r in records if r.id in plan.record_ids]
+        progress(f"{destination} written; marking {len(paid)} record(s) paid out ...")
+        for record in paid:
+            uow.commissions.save(record.pay_out())
+        completed = revised.complete(deps.clock.now(), destination)
         uow.commissions.save_batch(completed)
         rest = uow.commissions.list(client_id=None, month=batch.month)
         payable = plan_payout(batch.month, rest, _clients(uow, rest)).transfers
         uow.commit()
-    reversed_meanwhile = tuple(r for r in records if r.status is not CommissionStatus.OPEN)
-    return completed, reversed_meanwhile, sum(len(t.record_ids) for t in payable)
+    return replace(outcome, batch=completed, still_payable=sum(len(t.record_ids) for t in payable))
 
 
 def _say_resumed(batch: PayoutBatch, destination: str, progress: Progress) -> None:

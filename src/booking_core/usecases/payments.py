@@ -43,7 +43,8 @@ class PaymentIntentView:
 class PaymentEvent:
     """A provider event reduced to what the domain needs.
 
-    ``partial_refund``: a ``charge.refunded`` that gave back only part of the money.
+    ``partial_refund``: a ``charge.refunded`` that gave back only part of the money;
+    ``refunded_minor``: how much of it was given back in all, in the currency's minor unit.
     """
 
     id: str
@@ -54,6 +55,7 @@ class PaymentEvent:
     currency: str | None
     failure_message: str = ""
     partial_refund: bool = False
+    refunded_minor: int | None = None
 
 
 class Delivery(enum.StrEnum):
@@ -166,12 +168,12 @@ def apply_payment_event(deps: Deps, event: PaymentEvent) -> EventResult:
         if booking is None or not uow.payments.mark_event_processed(event.id, now):
             return EventResult(delivery=Delivery.DUPLICATE)
         payment = uow.payments.by_intent(payment.payment_intent_id) or payment  # as it is under the lock
+        refunded = None
         if kind is Event.REFUND_REPORTED and event.partial_refund:
-            log.warning("payment event %s: a partial refund of %s is not acted on", event.id, payment.id)
-            uow.commit()
-            return EventResult(delivery=Delivery.IGNORED)
+            kind = Event.PARTIAL_REFUND_REPORTED
+            refunded = deps.currencies.unit(payment.currency).from_minor(event.refunded_minor or 0)
         at = circumstances(uow, booking, now, time_free=_time_free(uow, booking, now))
-        change = decide(booking, kind, at, payment=payment, failure=event.failure_message)
+        change = decide(booking, kind, at, payment=payment, failure=event.failure_message, refunded=refunded)
         refunds = store_change(deps, uow, booking, payment, change) if change.changes_anything else []
         uow.commit()
     send_refunds(deps, refunds)

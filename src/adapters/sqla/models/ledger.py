@@ -28,6 +28,7 @@ class PaymentRow(Base):
     failure_message: Mapped[str] = mapped_column(Text, default="")
     paid_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     refunded_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    refunded_amount: Mapped[Decimal] = mapped_column(Money(), default=Decimal("0.00"))
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
 
 
@@ -79,7 +80,8 @@ class CommissionRow(Base):
     )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
-    booking_id: Mapped[str] = mapped_column(ForeignKey("bookings.id", ondelete="RESTRICT"), unique=True)
+    # not unique: a refund after a payout adds a correcting record to the booking's first one
+    booking_id: Mapped[str] = mapped_column(ForeignKey("bookings.id", ondelete="RESTRICT"), index=True)
     reference_code: Mapped[str] = mapped_column(String(16))
     client_id: Mapped[int] = mapped_column(ForeignKey("clients.id", ondelete="RESTRICT"))
     base_amount: Mapped[Decimal] = mapped_column(Money())

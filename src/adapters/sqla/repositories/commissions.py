@@ -93,11 +93,15 @@ class SqlaCommissions:
         commission_from_domain(commission, row)
         self._session.flush()
 
-    def for_booking(self, booking_id: str) -> Commission | None:
-        # FOR UPDATE: a refund's reversal and a payout never change the record on stale reads
-        stmt = select(CommissionRow).filter_by(booking_id=booking_id).with_for_update()
-        row = self._session.scalars(stmt).one_or_none()
-        return commission_to_domain(row) if row else None
+    def of_booking(self, booking_id: str) -> builtins.list[Commission]:
+        # FOR UPDATE: a refund's correction and a payout never change a record on stale reads
+        stmt = (
+            select(CommissionRow)
+            .filter_by(booking_id=booking_id)
+            .order_by(CommissionRow.created_at, CommissionRow.id)
+            .with_for_update()
+        )
+        return [commission_to_domain(row) for row in self._session.scalars(stmt)]
 
     def list(
         self, *, client_id: int | None, month: str, limit: int | None = None, offset: int = 0

@@ -30,6 +30,7 @@ def payment_to_domain(row: PaymentRow) -> Payment:
         failure_message=row.failure_message,
         paid_at=row.paid_at,
         refunded_at=row.refunded_at,
+        refunded_amount=row.refunded_amount,
         created_at=row.created_at,
     )
 
@@ -46,6 +47,7 @@ def payment_from_domain(payment: Payment, row: PaymentRow | None = None) -> Paym
     row.failure_message = payment.failure_message
     row.paid_at = payment.paid_at
     row.refunded_at = payment.refunded_at
+    row.refunded_amount = payment.refunded_amount
     row.created_at = payment.created_at
     return row
 

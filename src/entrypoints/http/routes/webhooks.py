@@ -123,27 +123,44 @@ def parse_event(payload: bytes, currencies: Currencies) -> PaymentEvent | None:
     intent_id = obj.get("payment_intent") if event.type == "charge.refunded" else obj.get("id")
     error = _object(obj.get("last_payment_error"))
     currency = str(obj["currency"]) if obj.get("currency") else None
+    amount = _integer(obj.get("amount"))
+    refunded = _integer(obj.get("amount_refunded"))
     return PaymentEvent(
         id=event.id,
         type=event.type,
         payment_intent_id=str(intent_id or ""),
         booking_id=str(metadata["booking_id"]) if metadata.get("booking_id") else None,
-        amount_minor=_amount_minor(obj.get("amount"), currency, currencies),
+        amount_minor=_amount_minor(amount, currency, currencies),
         currency=currency,
         failure_message=str(error.get("message") or ""),
-        # a charge refunded in part says "refunded": false (and the amount refunded so far)
-        partial_refund=event.type == "charge.refunded" and obj.get("refunded") is False,
+        partial_refund=event.type == "charge.refunded" and _partial(amount, refunded, obj.get("refunded")),
+        refunded_minor=_amount_minor(refunded, currency, currencies),
     )
 
 
-def _amount_minor(amount: object, currency: str | None, currencies: Currencies) -> int | None:
-    """Stripe's ``amount`` in ISO minor units; None when there is none (the event then mismatches)."""
-    if not isinstance(amount, int) or isinstance(amount, bool) or currency is None:
+def _amount_minor(amount: int | None, currency: str | None, currencies: Currencies) -> int | None:
+    """A Stripe amount in ISO minor units; None when there is none (the event then mismatches)."""
+    if amount is None or currency is None:
         return None
     try:
         return from_stripe(amount, currencies.unit(currency))
     except UnknownCurrency:
         return None
+
+
+def _integer(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _partial(amount: int | None, refunded: int | None, flag: object) -> bool:
+    """Whether a refunded charge gave back only part of its amount (CONTRACT 5).
+
+    ``amount_refunded`` (the running total) decides, whatever the ``refunded`` flag says; a charge that
+    names no such total is refunded in full unless it says ``"refunded": false``.
+    """
+    if amount is not None and refunded is not None:
+        return refunded < amount
+    return flag is False
 
 
 def _object(value: object) -> dict[str, Any]:

@@ -21,6 +21,8 @@ class PaymentOut(msgspec.Struct, kw_only=True):
     currency: str
     paid_at: datetime | None
     refunded_at: datetime | None
+    #: How much of ``amount`` went back so far: part of it after a partial refund (CONTRACT 9.2).
+    refunded_amount: str
 
     @classmethod
     def of(cls, p: Payment) -> PaymentOut:
@@ -33,6 +35,7 @@ class PaymentOut(msgspec.Struct, kw_only=True):
             currency=p.currency,
             paid_at=utc(p.paid_at),
             refunded_at=utc(p.refunded_at),
+            refunded_amount=money(p.refunded_amount),
         )
 
 

@@ -8,7 +8,7 @@ a primary key. The key is now ``event_key``, the hex SHA-256 of the id (64 chara
 kept whole as text beside it. Existing rows get their key here, so no event is applied twice.
 
 Revision ID: 0012
-Revises: 0010
+Revises: 0011
 Create Date: 2026-11-28
 """
 
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0012"
-down_revision = "0010"
+down_revision = "0011"
 branch_labels = None
 depends_on = None
 
