@@ -43,6 +43,9 @@ class Payment:
     refunded_at: datetime | None = None
     #: How much of ``amount`` the provider reported given back so far (all of it once ``refunded``).
     refunded_amount: Decimal = Decimal("0.00")
+    #: Its refund was reported before its success, which would have marked the booking paid: the paid
+    #: mails are owed to the success when it comes (CONTRACT 4.3, 5).
+    paid_mails_owed: bool = False
     created_at: datetime
 
     @property

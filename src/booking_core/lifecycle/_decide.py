@@ -75,6 +75,8 @@ def decide(
             if refunded is None:
                 raise ValueError("a partial refund says how much was given back")
             refunded = min(refunded, payment.amount)
+        if event is Event.PAYMENT_SUCCEEDED and payment.paid_mails_owed:
+            return _paid_after_its_refund(booking, payment, at)
         if _already_known(event, payment, refunded):
             return Change(outcomes=(Outcome.IGNORE,), booking=booking, payment=payment)
         if event is Event.REFUND_REPORTED and not payment.taken:
@@ -114,16 +116,33 @@ def _already_known(event: Event, payment: Payment, refunded: Decimal | None) -> 
     return payment.status is PaymentStatus.REFUNDED
 
 
-_PAID_NOTICES = frozenset({MailTemplate.BOOKING_PAID_USER, MailTemplate.BOOKING_PAID_OPERATOR})
+_PAID_NOTICES = (MailTemplate.BOOKING_PAID_USER, MailTemplate.BOOKING_PAID_OPERATOR)
+
+
+def _paid_after_its_refund(booking: Booking, payment: Payment, at: Circumstances) -> Change:
+    """The success of a payment whose refund was reported first and marked nothing paid (CONTRACT 5),
+    where the success would have marked the booking paid (``paid_mails_owed``).
+
+    Now that the payment is reported paid, what its success marks is marked: ``paid_at`` and the paid
+    mails, so that the two events end as they do in their true order (CONTRACT 4.3). The commission
+    was earned and reversed when the refund came, and the status stays ``refunded``.
+    """
+    return Change(
+        outcomes=(Outcome.MARK_PAID_LATE,),
+        booking=replace(booking, paid_at=booking.paid_at or at.now),
+        payment=replace(payment, paid_at=at.now, paid_mails_owed=False),
+        notices=_PAID_NOTICES,
+    )
 
 
 def _never_paid(change: Change, booking: Booking, payment: Payment) -> Change:
-    """``change`` without the marks of a payment: no ``paid_at``, no paid mail. (A commission earned on
-    the way is reversed by the refund, as when the events arrive in order.)"""
+    """``change`` without the marks of a payment: no ``paid_at``, no paid mail, which the success owes
+    when it comes. (A commission earned on the way is reversed by the refund, as in the true order.)"""
+    owed = any(n in _PAID_NOTICES for n in change.notices)
     return replace(
         change,
         booking=replace(change.booking, paid_at=booking.paid_at),
-        payment=replace(_required(change.payment), paid_at=payment.paid_at),
+        payment=replace(_required(change.payment), paid_at=payment.paid_at, paid_mails_owed=owed),
         notices=tuple(n for n in change.notices if n not in _PAID_NOTICES),
     )
 

@@ -78,6 +78,7 @@ class Outcome(enum.StrEnum):
     RECORD_REFUND = "payment refunded; booking unchanged"
     REDUCE = "part of the payment given back; booking unchanged, commission on what is kept"
     RECORD_PARTIAL_REFUND = "part of a payment given back; booking and commission unchanged"
+    MARK_PAID_LATE = "the success of a payment refunded before it arrived: paid_at and the paid mails"
 
 
 class Fact(enum.StrEnum):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import ForeignKey, Index, Integer, String, Text, text
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from adapters.sqla.models.base import Base
@@ -29,6 +29,7 @@ class PaymentRow(Base):
     paid_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     refunded_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     refunded_amount: Mapped[Decimal] = mapped_column(Money(), default=Decimal("0.00"))
+    paid_mails_owed: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
 
 

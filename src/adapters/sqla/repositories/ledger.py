@@ -31,6 +31,7 @@ def payment_to_domain(row: PaymentRow) -> Payment:
         paid_at=row.paid_at,
         refunded_at=row.refunded_at,
         refunded_amount=row.refunded_amount,
+        paid_mails_owed=row.paid_mails_owed,
         created_at=row.created_at,
     )
 
@@ -48,6 +49,7 @@ def payment_from_domain(payment: Payment, row: PaymentRow | None = None) -> Paym
     row.paid_at = payment.paid_at
     row.refunded_at = payment.refunded_at
     row.refunded_amount = payment.refunded_amount
+    row.paid_mails_owed = payment.paid_mails_owed
     row.created_at = payment.created_at
     return row
 

@@ -4,6 +4,9 @@ A provider may give back part of a payment (CONTRACT 9.2): ``payments.refunded_a
 much, so the booking detail shows it and the commission follows what the venue keeps. A refund after
 a payout cannot change the ``paid_out`` record; a correcting record with a negative amount is added
 for the same booking instead, so ``commissions.booking_id`` is no longer unique (an index stays).
+``payments.paid_mails_owed`` notes that a refund was reported before the success it refunds, which
+would have marked the booking paid: the refund sends no paid mail (CONTRACT 5), the success does when
+it comes, so the two end alike in either order (CONTRACT 4.3).
 
 Revision ID: 0011
 Revises: 0010
@@ -31,8 +34,12 @@ def upgrade() -> None:
                 "refunded_amount", sa.Numeric(precision=12, scale=2), nullable=False, server_default="0"
             )
         )
+        batch.add_column(
+            sa.Column("paid_mails_owed", sa.Boolean(), nullable=False, server_default=sa.false())
+        )
     with op.batch_alter_table("payments", reflect_kwargs=_REFLECT) as batch:
         batch.alter_column("refunded_amount", server_default=None)
+        batch.alter_column("paid_mails_owed", server_default=None)
     # a payment refunded before this revision was refunded in full
     op.execute("UPDATE payments SET refunded_amount = amount WHERE status = 'refunded'")
     with op.batch_alter_table("commissions", reflect_kwargs=_REFLECT) as batch:
@@ -51,3 +58,4 @@ def downgrade() -> None:
         batch.create_unique_constraint(op.f("uq_commissions_booking_id"), ["booking_id"])
     with op.batch_alter_table("payments", reflect_kwargs=_REFLECT) as batch:
         batch.drop_column("refunded_amount")
+        batch.drop_column("paid_mails_owed")
