@@ -8,7 +8,6 @@ from sqlalchemy import Engine, inspect, text
 
 from adapters.sqla import SqlaUnitOfWork, make_engine
 from adapters.sqla.migrate import alembic_config, upgrade
-from booking_core.accounts import User
 from tests.support.bookings import NOW, USER_ID
 from tests.support.bookings import make_booking as _booking
 from tests.support.seed import demo_resource, seed
@@ -38,12 +37,14 @@ def test_shards_sum_into_one_counter_and_back(url: str) -> None:
     engine = make_engine(url)
     try:
         seed(engine, demo_resource())
-        writes, _ = SqlaUnitOfWork.factories(engine)
-        with writes() as uow:
-            uow.users.add(
-                User(id=USER_ID, email="a@example.com", first_name="A", last_name="S", created_at=NOW)
+        with engine.begin() as connection:  # the users table of 0009, not of today's model
+            connection.execute(
+                text(
+                    "INSERT INTO users (id, email, first_name, last_name, language, is_active, created_at)"
+                    " VALUES (:id, 'a@example.com', 'A', 'S', 'de', true, :now)"
+                ),
+                {"id": USER_ID, "now": NOW},
             )
-            uow.commit()
         _book(engine, "08:00", "09:00")
         assert _counters(engine, "resource_id, revision") == [(1, 1)]  # one counter before the shards
 

@@ -349,6 +349,7 @@ def test_payment_intent_fields_and_reuse(api: Api) -> None:
         "currency": "EUR",
         "paid_at": None,
         "refunded_at": None,
+        "refunded_amount": "0.00",
     }
 
 

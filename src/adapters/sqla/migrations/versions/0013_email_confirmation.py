@@ -47,5 +47,6 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("account_codes")
-    with op.batch_alter_table("users") as batch:
-        batch.drop_column("email_confirmed")
+    # a plain ALTER TABLE ... DROP COLUMN (SQLite 3.35 and later) rather than a batch copy of the
+    # table: dropping the old ``users`` table in the copy would trip the bookings' foreign keys
+    op.drop_column("users", "email_confirmed")
