@@ -90,7 +90,7 @@ def test_a_list_takes_its_resources_from_the_cache_and_sees_a_change_at_once(
     again, cached = _listed(factory, sent)
     assert [r.name for r in again] == ["Court 1", "Court 2"]  # type: ignore[attr-defined]
     assert all(a is b for a, b in zip(again, first, strict=True))
-    assert cached == 1 < loading  # the ids with the catalog revision; nothing else
+    assert cached == 2 < loading  # the catalog revision, then the ids; nothing else
     assert [r.id for r in again] == [r.id for r in first]  # type: ignore[attr-defined]
 
     with Session(engine) as session, session.begin():

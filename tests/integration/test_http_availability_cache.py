@@ -18,6 +18,7 @@ from adapters.passwords import Argon2Passwords
 from adapters.sqla.version_probe import DataVersionProbe
 from booking_core.usecases import browse
 from entrypoints.bootstrap import Services
+from entrypoints.http.availability_cache import ANSWERS_STATE, AvailabilityAnswers
 from tests.integration.http_fixtures import (
     ANNA,
     CATALOG,
@@ -143,9 +144,15 @@ def test_free_ranges_move_with_the_clock(two: tuple[Api, Api]) -> None:
 def test_free_ranges_priced_by_demand_are_not_kept(two: tuple[Api, Api]) -> None:
     reader, _writer = two
     free(reader, "2026-06-05", "Court 2")  # Court 2 prices by demand, which moves with time
-    assert len(reader.services.deps.views) == 0
+    assert len(answers(reader)) == 0
     free(reader, "2026-06-05", "Court 1")
-    assert len(reader.services.deps.views) == 1
+    assert len(answers(reader)) == 1
+
+
+def answers(api: Api) -> AvailabilityAnswers:
+    kept = api.client.app.state[ANSWERS_STATE]
+    assert isinstance(kept, AvailabilityAnswers)
+    return kept
 
 
 class _Runs:
@@ -167,8 +174,8 @@ def test_a_remembered_answer_is_served_without_running_the_use_case(
     clone_postgres: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # PostgreSQL: the route reads the data version on the event loop and answers from memory
-    raw_runs = _Runs(monkeypatch, "render_raw_availability")
-    free_runs = _Runs(monkeypatch, "render_availability")
+    raw_runs = _Runs(monkeypatch, "get_raw_availability")
+    free_runs = _Runs(monkeypatch, "get_availability")
     for reader in start(clone_postgres):
         for writer in start(clone_postgres):
             assert booked(reader) == []
@@ -184,16 +191,21 @@ def test_a_remembered_answer_is_served_without_running_the_use_case(
             assert "start_date" in bad.json()["error"]
 
 
-def test_without_a_probe_every_read_runs_the_use_case(
+def test_without_a_probe_the_version_is_read_on_a_thread_and_the_answer_kept(
     loaded_sqlite_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # SQLite has no async driver: the use case answers each time (from its own memory when it can)
-    runs = _Runs(monkeypatch, "render_raw_availability")
+    # SQLite has no async driver: the version is read through the use case, the answer still kept
+    raw_runs = _Runs(monkeypatch, "get_raw_availability")
+    free_runs = _Runs(monkeypatch, "get_availability")
     for reader in start(loaded_sqlite_url):
         assert reader.services.version_probe() is None
         assert booked(reader) == []
         assert booked(reader) == []
-        assert runs.count == 2
+        assert free(reader, "2026-06-05") == free(reader, "2026-06-05")
+        assert (raw_runs.count, free_runs.count) == (1, 1)
+        book(reader, ANNA, "Court 1", "2026-06-05T14:00:00+02:00", "2026-06-05T15:00:00+02:00")
+        assert len(booked(reader)) == 1
+        assert raw_runs.count == 2
 
 
 @pytest.mark.postgres
@@ -203,7 +215,7 @@ def test_a_probe_that_cannot_tell_leaves_the_answer_to_the_use_case(
     # a probe aimed where nothing listens gives up; the route still answers, from the database
     nowhere = f"postgresql://postgres@127.0.0.1:{free_port()}/nowhere"
     monkeypatch.setattr(Services, "version_probe", lambda _services: DataVersionProbe(nowhere))
-    runs = _Runs(monkeypatch, "render_raw_availability")
+    runs = _Runs(monkeypatch, "get_raw_availability")
     for api in start(clone_postgres):
         made = book(api, ANNA, "Court 1", "2026-06-05T14:00:00+02:00", "2026-06-05T15:00:00+02:00")
         assert booked(api) == [made["id"]]

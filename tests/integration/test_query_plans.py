@@ -26,9 +26,9 @@ from litestar.testing import TestClient
 from sqlalchemy import event
 
 from adapters.sqla import driver
+from adapters.sqla.data_version import DATA_VERSION
 from adapters.sqla.repositories.accounts import PRINCIPAL
 from adapters.sqla.repositories.bookings import ADD_UNLESS_OVERLAPPED
-from adapters.sqla.repositories.catalog import DATA_VERSION
 from entrypoints.bootstrap import Services, bootstrap
 from entrypoints.config import Settings
 from entrypoints.http.app import create_app

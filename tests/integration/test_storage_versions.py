@@ -1,4 +1,4 @@
-"""Storage versions and read paths: booking revisions (migration 0003), ``Resources.data_version``,
+"""Storage versions and read paths: booking revisions (migration 0003), ``AvailabilityReads.version``,
 ``Bookings.booking_check`` and read-only units of work, on SQLite and PostgreSQL (and, where the
 contract is shared, on the in-memory fake).
 """
@@ -174,7 +174,7 @@ def _catalog_revision(engine: Engine) -> int:
 
 def _version(backend: Backend, resource_id: int = 1) -> tuple[int, ...] | None:
     with backend.reads() as uow:
-        return uow.resources.data_version(resource_id)
+        return uow.availability.version(resource_id)
 
 
 # --------------------------------------------------------------------------- 1. booking revisions
@@ -219,7 +219,7 @@ def test_a_rolled_back_change_leaves_the_revision_and_a_move_bumps_both_resource
 
     with db_world.uow() as uow:
         uow.bookings.add(_booking("12:00", "13:00"))
-        version = uow.resources.data_version(1)
+        version = uow.availability.version(1)
         assert version is not None
         assert version[1] == 2  # the trigger ran inside the transaction...
     # ...and was rolled back with it.
@@ -259,7 +259,7 @@ def test_data_version_of_a_resource_without_bookings(db_world: Backend) -> None:
     assert _version(db_world, 1) == (catalog, 0)
     assert _version(db_world, 2) == (catalog, 0)
     with db_world.uow() as uow:  # a writing unit of work reads the same
-        assert uow.resources.data_version(1) == (catalog, 0)
+        assert uow.availability.version(1) == (catalog, 0)
 
 
 def test_data_version_changes_with_the_resources_bookings_and_the_catalog(db_world: Backend) -> None:
@@ -639,8 +639,9 @@ def test_a_reader_does_not_wait_for_an_open_writer(db_world: Backend) -> None:
         assert second.result(timeout=10) == [committed.id, uncommitted.id]
 
 
-def test_a_token_lookup_brings_the_catalog_revision_along(db_world: Backend) -> None:
-    """The token's statement also reads the catalog revision: a cached resource then needs no query."""
+def test_the_catalog_revision_is_read_once_per_unit_of_work_on_its_own(db_world: Backend) -> None:
+    """The revision is the unit of work's (``catalog_revision()``), read by its own statement when
+    first needed: no other statement carries it, so the order of the statements does not matter."""
     with db_world.uow() as uow:
         uow.tokens.add("live-hash", Principal(user_id=USER_ID), NOW)
         uow.tokens.add("revoked-hash", Principal(user_id=USER_ID), NOW)
@@ -651,16 +652,22 @@ def test_a_token_lookup_brings_the_catalog_revision_along(db_world: Backend) -> 
     for unknown in ("no-such-hash", "revoked-hash"):
         with db_world.uow() as uow:
             assert uow.tokens.principal(unknown) is None
+    catalog = _catalog_revision(db_world.db)
+    statements: list[str] = []
+    event.listen(db_world.db, "before_cursor_execute", lambda *args: statements.append(args[2]))
     with db_world.uow() as uow:
         assert uow.tokens.principal("live-hash") == Principal(user_id=USER_ID)
+        assert not [s for s in statements if "catalog_revision" in s]  # the token's statement alone
         if db_world.name == "postgresql":  # SQLite: every writer holds the write lock anyway
             assert _second_writer_is_refused_now(db_world.db) is False  # authenticating locks nothing
-        statements: list[str] = []
-        event.listen(db_world.db, "before_cursor_execute", lambda *args: statements.append(args[2]))
+        statements.clear()
         resource = uow.resources.get(1)
         assert resource is not None
         assert resource.id == 1
-        assert statements == []
+        assert uow.resources.get(1) is resource
+        assert uow.catalog_revision() == catalog
+        assert len(statements) == 1  # the cached resource cost the revision's own statement, once
+        assert "FROM catalog_revision" in statements[0]
 
 
 def test_read_only_units_of_work_leave_pooled_connections_transactional(
@@ -678,7 +685,7 @@ def test_read_only_units_of_work_leave_pooled_connections_transactional(
     catalog = _catalog_revision(backend.db)  # outside a unit of work: the pool has one connection
     with backend.reads() as uow:
         assert uow.bookings.blocked_slots(1, day, NOW) == []
-        assert uow.resources.data_version(1) == (catalog, 0)
+        assert uow.availability.version(1) == (catalog, 0)
 
 
 def _backend_state(engine: Engine, pid: int) -> str:
@@ -712,13 +719,13 @@ def test_postgres_reader_sees_commits_between_statements_and_holds_no_transactio
     with pg_world.reads() as uow:
         pid = _pid(uow)
         assert uow.bookings.blocked_slots(1, day, NOW) == []
-        before = uow.resources.data_version(1)
+        before = uow.availability.version(1)
         assert _backend_state(engine, pid) == "idle"
 
         _add(pg_world, booking)  # another transaction commits in between
 
         assert _ids(uow.bookings.blocked_slots(1, day, NOW)) == [booking.id]
-        after = uow.resources.data_version(1)
+        after = uow.availability.version(1)
         assert before is not None
         assert after == (before[0], before[1] + 1)
         assert _pid(uow) == pid  # the same connection all along
@@ -747,7 +754,7 @@ def test_memory_data_version_moves_with_each_commit_and_not_on_rollback() -> Non
 
     def version() -> tuple[int, ...] | None:
         with store.uow() as uow:
-            return uow.resources.data_version(1)
+            return uow.availability.version(1)
 
     seeded = version()
     assert seeded is not None
@@ -758,20 +765,20 @@ def test_memory_data_version_moves_with_each_commit_and_not_on_rollback() -> Non
             User(id=USER_ID, email="anna@example.com", first_name="Anna", last_name="Schmidt", created_at=NOW)
         )
         uow.bookings.add(_booking("10:00", "11:00"))
-        assert uow.resources.data_version(1) == seeded  # not before the commit
+        assert uow.availability.version(1) == seeded  # not before the commit
         uow.commit()
-        first = uow.resources.data_version(1)
+        first = uow.availability.version(1)
         assert first != seeded
         uow.bookings.add(_booking("11:00", "12:00"))
         uow.commit()
-        second = uow.resources.data_version(1)
+        second = uow.availability.version(1)
         assert second not in (seeded, first)  # each commit, even in one unit of work
     assert version() == second
 
     with store.uow() as uow:  # rolled back explicitly
         uow.bookings.add(_booking("12:00", "13:00"))
         uow.rollback()
-        assert uow.resources.data_version(1) == second
+        assert uow.availability.version(1) == second
     with store.uow() as uow:  # left without commit
         uow.bookings.add(_booking("12:00", "13:00"))
 

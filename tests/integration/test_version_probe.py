@@ -27,7 +27,7 @@ def _probed(probe: DataVersionProbe, resource_ids: list[int]) -> list[DataVersio
     async def read() -> list[DataVersion | None]:
         await probe.start()
         try:
-            return [await probe.data_version(rid) for rid in resource_ids]
+            return [await probe.version(rid) for rid in resource_ids]
         finally:
             await probe.stop()
 
@@ -36,7 +36,7 @@ def _probed(probe: DataVersionProbe, resource_ids: list[int]) -> list[DataVersio
 
 def _read(api: Api, resource_id: int) -> DataVersion | None:
     with api.services.deps.read() as uow:
-        return uow.resources.data_version(resource_id)
+        return uow.availability.version(resource_id)
 
 
 def test_it_reads_the_repositorys_version_and_sees_each_change(clone_postgres: str) -> None:
@@ -57,11 +57,11 @@ def test_it_cannot_tell_before_start_or_after_stop(clone_postgres: str) -> None:
     probe = DataVersionProbe(clone_postgres)
 
     async def outside() -> tuple[DataVersion | None, DataVersion | None, DataVersion | None]:
-        unstarted = await probe.data_version(1)
+        unstarted = await probe.version(1)
         await probe.start()
-        started = await probe.data_version(1)
+        started = await probe.version(1)
         await probe.stop()
-        return unstarted, started, await probe.data_version(1)
+        return unstarted, started, await probe.version(1)
 
     unstarted, started, stopped = asyncio.run(outside())
     assert started is not None

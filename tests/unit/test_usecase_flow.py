@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 
 import pytest
@@ -418,8 +418,8 @@ def test_availability_subtracts_bookings(deps: Deps) -> None:
         resource_id=1,
         resource_external_id=None,
         client_id=None,
-        start_date="2026-06-02",
-        end_date="2026-06-02",
+        start_date=date(2026, 6, 2),
+        end_date=date(2026, 6, 2),
     )
     assert [(r.start_time, r.end_time) for r in view.ranges] == [(time(8), time(12)), (time(13), time(22))]
     with pytest.raises(BadRequest):
@@ -428,8 +428,8 @@ def test_availability_subtracts_bookings(deps: Deps) -> None:
             resource_id=1,
             resource_external_id=None,
             client_id=None,
-            start_date="2026-06-02",
-            end_date="2026-08-02",
+            start_date=date(2026, 6, 2),
+            end_date=date(2026, 8, 2),
         )
 
 

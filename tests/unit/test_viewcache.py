@@ -1,18 +1,24 @@
-"""The versioned cache, and the raw-availability use case that serves from it only while exact."""
+"""The versioned cache, the availability answers' validity, and the web layer's cache of them."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+import asyncio
+from collections.abc import Callable
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from adapters.sqla.repositories.accounts import PRINCIPAL
+from booking_core.errors import BadRequest
 from booking_core.memory import FixedClock, InMemoryStore, PlainPasswords, SandboxPayments, SequentialIds
+from booking_core.ports import DataVersion
 from booking_core.usecases import bookings, browse
 from booking_core.usecases.deps import Deps
 from booking_core.viewcache import VersionedCache
 from entrypoints.bootstrap import charging_currencies
+from entrypoints.http.availability_cache import AnswerKey, AvailabilityAnswers, Encoded
 from tests.unit.test_usecase_flow import NOW, at, book, court, user_actor
 
 T0 = datetime(2026, 6, 1, tzinfo=UTC)
@@ -91,50 +97,113 @@ def deps(store: InMemoryStore, clock: FixedClock) -> Deps:
 
 
 def _raw(deps: Deps) -> browse.RawAvailabilityView:
-    return browse.get_raw_availability(deps, 1, "2026-06-02", "2026-06-03")
+    return browse.get_raw_availability(deps, 1, date(2026, 6, 2), date(2026, 6, 3))
 
 
 def _booked(view: browse.RawAvailabilityView) -> list[str]:
     return [slot.booking_id for slot in view.raw.booked_slots]
 
 
-def test_raw_availability_is_served_from_the_cache_until_the_data_changes(deps: Deps) -> None:
+def _version(deps: Deps) -> DataVersion | None:
+    with deps.read() as uow:
+        return uow.availability.version(1)
+
+
+def test_raw_availability_says_at_which_version_it_holds(deps: Deps) -> None:
     first = _raw(deps)
-    assert _raw(deps) is first  # nothing changed: the very same result
+    assert first.validity is not None
+    assert first.validity == browse.Validity(version=first.validity.version, until=None)
+    assert first.validity.version == _version(deps)
     actor = user_actor(deps)
     made = book(deps, actor, at(2, 10))
     after_booking = _raw(deps)
-    assert after_booking is not first
+    assert after_booking.validity is not None
+    assert after_booking.validity.version == _version(deps) != first.validity.version
     assert _booked(after_booking) == [made.booking.id]
     bookings.cancel_booking(deps, actor, made.booking.id)
     assert _booked(_raw(deps)) == []
 
 
-def test_a_lapsing_hold_frees_its_time_without_any_write(deps: Deps, clock: FixedClock) -> None:
+def test_a_lapsing_hold_ends_the_answers_validity(deps: Deps, clock: FixedClock) -> None:
     actor = user_actor(deps)
     held = book(deps, actor, at(2, 10))
-    assert _booked(_raw(deps)) == [held.booking.id]
+    view = _raw(deps)
+    assert _booked(view) == [held.booking.id]
+    assert view.validity is not None
     assert held.booking.hold_expires_at is not None
-    clock.current = held.booking.hold_expires_at - timedelta(seconds=1)
-    assert _booked(_raw(deps)) == [held.booking.id]
+    assert view.validity.until == held.booking.hold_expires_at
     clock.current = held.booking.hold_expires_at
     assert _booked(_raw(deps)) == []
 
 
-def test_each_render_is_cached_on_its_own(deps: Deps) -> None:
-    as_ids = browse.render_raw_availability(deps, 1, "2026-06-02", "2026-06-03", render=_booked)
-    view = _raw(deps)
-    assert as_ids == _booked(view)
-    assert browse.render_raw_availability(deps, 1, "2026-06-02", "2026-06-03", render=_booked) is as_ids
+def test_the_dates_are_checked_by_the_use_case_too(deps: Deps) -> None:
+    with pytest.raises(BadRequest, match="must not be before"):
+        browse.get_raw_availability(deps, 1, date(2026, 6, 3), date(2026, 6, 2))
+    with pytest.raises(BadRequest, match="at most 31 days"):
+        browse.get_raw_availability(deps, 1, date(2026, 6, 1), date(2026, 7, 3))
+
+
+class _Versions:
+    """A :class:`~booking_core.ports.DataVersions` the test sets."""
+
+    def __init__(self) -> None:
+        self.current: DataVersion | None = (1,)
+
+    async def start(self) -> None:
+        return None
+
+    async def stop(self) -> None:
+        return None
+
+    async def version(self, resource_id: int) -> DataVersion | None:
+        return self.current
+
+
+def test_the_web_layer_keeps_each_routes_answer_at_its_version(clock: FixedClock) -> None:
+    versions = _Versions()
+    answers = AvailabilityAnswers(versions, clock)
+    runs: list[str] = []
+
+    def compute(body: str, until: datetime | None = None) -> Callable[[], Encoded]:
+        def run() -> Encoded:
+            runs.append(body)
+            return Encoded(body.encode(), browse.Validity(version=(1,), until=until))
+
+        return run
+
+    raw = AnswerKey("raw_availability", 1, date(2026, 6, 2), date(2026, 6, 3))
+    free = AnswerKey("availability", 1, date(2026, 6, 2), date(2026, 6, 3))
+
+    async def ask() -> list[bytes]:
+        return [
+            await answers.answer(raw, compute("raw")),
+            await answers.answer(raw, compute("raw again")),  # kept: the same version
+            await answers.answer(free, compute("free", until=clock.now() + timedelta(minutes=1))),
+            await answers.answer(free, compute("free again")),
+        ]
+
+    assert asyncio.run(ask()) == [b"raw", b"raw", b"free", b"free"]
+    assert runs == ["raw", "free"]
+    clock.current += timedelta(minutes=1)  # time alone ends the free ranges' answer
+    assert asyncio.run(answers.answer(free, compute("free 2"))) == b"free 2"
+    versions.current = (2,)  # and the data's change the raw one
+    assert asyncio.run(answers.answer(raw, compute("raw 2"))) == b"raw 2"
+    versions.current = None  # cannot tell: nothing is served from memory
+    assert asyncio.run(answers.answer(free, compute("free 3"))) == b"free 3"
+
+
+def test_the_token_statement_carries_no_catalog_revision() -> None:
+    assert "catalog_revision" not in PRINCIPAL.sql
 
 
 def test_memory_store_version_moves_on_commit_only(store: InMemoryStore) -> None:
     with store.uow() as uow:
-        before = uow.resources.data_version(1)
+        before = uow.availability.version(1)
+        assert before == (uow.catalog_revision(),)
     with store.uow() as uow:
         uow.rollback()
     with store.uow() as uow:
-        assert uow.resources.data_version(1) == before
+        assert uow.availability.version(1) == before
         uow.commit()
     with store.uow() as uow:
-        assert uow.resources.data_version(1) != before
+        assert uow.availability.version(1) != before

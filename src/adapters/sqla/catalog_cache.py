@@ -28,42 +28,43 @@ from booking_core.catalog import Resource
 _CATALOG_ROWS = (ActivityTypeRow, ResourceRow, ScheduleRow, TimeSlotRow, UnavailablePeriodRow, VenueRow)
 
 
-#: ``session.info`` key of the revision read earlier in the same unit of work (see ``remember_revision``).
-_SEEN_REVISION = "booking.catalog_revision"
 _REVISION_TABLE = CatalogRevisionRow.__table__
 _REVISION = select(_REVISION_TABLE.c.revision).where(_REVISION_TABLE.c.id == 1)
+#: Where a session keeps its :class:`SqlaCatalogRevision`, for the catalog-write hook below only.
+_MEMO = "booking.catalog_revision"
 
 
 @event.listens_for(Session, "before_flush")
 def _bump_catalog_revision(session: Session, _flush_context: Any, _instances: Any) -> None:
     """Any ORM change to a catalog row moves the revision, in the same transaction."""
     if any(isinstance(row, _CATALOG_ROWS) for row in chain(session.new, session.dirty, session.deleted)):
-        session.info.pop(_SEEN_REVISION, None)
+        memo = session.info.get(_MEMO)
+        if isinstance(memo, SqlaCatalogRevision):
+            memo.forget()
         session.execute(update(CatalogRevisionRow).values(revision=CatalogRevisionRow.revision + 1))
 
 
-def remember_revision(session: Session, revision: int | None) -> None:
-    """Note a revision read together with something else, so ``catalog_revision`` needs no query.
+class SqlaCatalogRevision:
+    """:class:`~booking_core.ports.CatalogRevision` of one session: its own statement the first time
+    it is asked, then remembered until the session writes the catalog.
 
-    Good for the rest of the unit of work: a catalog write in it forgets the note (above).
+    A page of bookings asks for each booking's resource, and each would otherwise cost the query.
     """
-    if revision is not None:
-        session.info[_SEEN_REVISION] = revision
 
+    def __init__(self, session: Session) -> None:
+        self._session = session
+        self._seen: int | None = None
+        session.info[_MEMO] = self  # so that a catalog write in this session makes it read again
 
-def catalog_revision(session: Session) -> int | None:
-    """The current revision, or None where the table is empty (nothing may then be cached).
+    def catalog_revision(self) -> int | None:
+        """The current revision, or None where the table is empty (nothing may then be cached)."""
+        if self._seen is None:
+            self._seen = self._session.connection().scalar(_REVISION)
+        return self._seen
 
-    Read once per unit of work and then noted, as ``remember_revision`` notes one read together
-    with something else: a page of bookings asks for each booking's resource, and each would
-    otherwise cost this query.
-    """
-    seen: int | None = session.info.get(_SEEN_REVISION)
-    if seen is not None:
-        return seen
-    revision: int | None = session.connection().scalar(_REVISION)
-    remember_revision(session, revision)
-    return revision
+    def forget(self) -> None:
+        """Read the revision again when next asked (the session moved it)."""
+        self._seen = None
 
 
 def revision_subquery() -> Any:

@@ -10,7 +10,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from adapters.sqla.catalog_cache import ResourceCache
+from adapters.sqla.catalog_cache import ResourceCache, SqlaCatalogRevision
 from adapters.sqla.engine import read_only_engine
 from adapters.sqla.errors import translate, translated
 from adapters.sqla.repositories import (
@@ -29,9 +29,11 @@ from adapters.sqla.repositories import (
     SqlaUsers,
     SqlaVenueMappings,
 )
+from adapters.sqla.repositories.availability import SqlaAvailabilityReads
 from booking_core.errors import StorageUnavailable
 from booking_core.ports import (
     AccountCodes,
+    AvailabilityReads,
     Bookings,
     Clients,
     Commissions,
@@ -48,7 +50,8 @@ from booking_core.ports import (
 )
 
 _OUTBOX_NAMES = ("outbox", "outbox_queue")
-# The repositories on the session alone, by attribute name; ``resources`` also gets the shared cache.
+# The repositories on the session alone, by attribute name; ``resources`` also gets the shared cache
+# and the catalog revision, ``availability`` the repositories it reads through.
 _ON_SESSION: dict[str, Callable[[Session], object]] = {
     "bookings": SqlaBookings,
     "users": SqlaUsers,
@@ -65,7 +68,7 @@ _ON_SESSION: dict[str, Callable[[Session], object]] = {
     "outbox_queue": SqlaOutbox,
     "idempotency": SqlaIdempotencyRecords,
 }
-_REPOSITORY_NAMES = ("resources", *_ON_SESSION)
+_REPOSITORY_NAMES = ("resources", "availability", *_ON_SESSION)
 
 
 class SqlaUnitOfWork:
@@ -94,6 +97,7 @@ class SqlaUnitOfWork:
     refunds: Refunds
     outbox: Outbox
     idempotency: IdempotencyRecords
+    availability: AvailabilityReads
     #: The same outbox with the worker's side (``claim_due``, ``mark_sent``, ...: ``OutboxQueue``).
     outbox_queue: SqlaOutbox
 
@@ -107,6 +111,7 @@ class SqlaUnitOfWork:
         self._session_factory = session_factory
         self._cache = cache or ResourceCache()
         self._session: Session | None = None
+        self._revision: SqlaCatalogRevision | None = None
         self._read_only = read_only
 
     @classmethod
@@ -144,6 +149,7 @@ class SqlaUnitOfWork:
 
     def __enter__(self) -> Self:
         self._session = self._session_factory()
+        self._revision = None
         for name in _REPOSITORY_NAMES:  # a unit of work used again starts with fresh repositories
             self.__dict__.pop(name, None)
         return self
@@ -153,7 +159,9 @@ class SqlaUnitOfWork:
         # or three of them, and each is bound to the session of this block).
         repository: object
         if name == "resources":
-            repository = SqlaResources(self.session, self._cache)
+            repository = SqlaResources(self.session, self._cache, self.catalog_revision)
+        elif name == "availability":
+            repository = SqlaAvailabilityReads(self.session, self.resources, self.bookings)
         elif (make := _ON_SESSION.get(name)) is not None:
             repository = make(self.session)
         else:
@@ -163,6 +171,13 @@ class SqlaUnitOfWork:
             self.__dict__.update(dict.fromkeys(_OUTBOX_NAMES, repository))
         return repository
 
+    def catalog_revision(self) -> int | None:
+        """The catalog's revision in this unit of work: its own statement when first asked, then
+        remembered until the unit of work writes the catalog (``SqlaCatalogRevision``)."""
+        if self._revision is None:
+            self._revision = SqlaCatalogRevision(self.session)
+        return self._revision.catalog_revision()
+
     def __exit__(
         self,
         exc_type: type[BaseException] | None,
@@ -170,6 +185,7 @@ class SqlaUnitOfWork:
         tb: TracebackType | None,
     ) -> None:
         session, self._session = self.session, None
+        self._revision = None
         try:
             # Closing rolls back what was not committed (the pool resets the connection on return).
             session.close()

@@ -1,15 +1,17 @@
 """A resource's data version, read on the event loop through psycopg's async pool (PostgreSQL).
 
-A cached availability read asks the database one thing: the resource's data version
-(:meth:`booking_core.ports.Resources.data_version`). Through a unit of work that takes a handler
+:class:`~booking_core.ports.DataVersions` on PostgreSQL. A cached availability read asks the
+database one thing: the resource's data version
+(:meth:`booking_core.ports.AvailabilityReads.version`). Through a unit of work that takes a handler
 thread and a SQLAlchemy session, which cost more than the statement itself (docs/performance.md).
-The HTTP layer asks this probe first, without leaving the event loop, and serves the remembered
-answer when there is one; anything else (a miss, an unknown resource, a failure here) goes the
-whole way through the use case, which reads the version again and reports errors as always.
+The HTTP layer's response cache asks this probe first, without leaving the event loop, and serves
+the remembered answer when there is one; anything else (a miss, an unknown resource, a failure here)
+goes the whole way through the use case, which reads the version again and reports errors as always.
 
-The statement is the repository's own (:data:`~adapters.sqla.repositories.catalog.DATA_VERSION`),
-so both paths read the same thing. Each application owns one probe: :meth:`start` opens its pool on
-the running event loop, :meth:`stop` closes it.
+The statement is the one the unit of work's availability reads run
+(:data:`~adapters.sqla.data_version.DATA_VERSION`), so both paths read the same thing. Each
+application owns one probe: :meth:`start` opens its pool on the running event loop, :meth:`stop`
+closes it.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ from __future__ import annotations
 from psycopg import AsyncConnection, Error
 from psycopg_pool import AsyncConnectionPool
 
+from adapters.sqla.data_version import DATA_VERSION, data_version_of
 from adapters.sqla.engine import POSTGRES_CONNECT_TIMEOUT_S, driver_url
-from adapters.sqla.repositories.catalog import DATA_VERSION, data_version_of
-from booking_core.ports.repositories import DataVersion
+from booking_core.ports import DataVersion
 
 #: Connections per probe at most: each holds one short autocommit statement at a time.
 MAX_CONNECTIONS = 8
@@ -64,7 +66,7 @@ class DataVersionProbe:
         if pool is not None:
             await pool.close()
 
-    async def data_version(self, resource_id: int) -> DataVersion | None:
+    async def version(self, resource_id: int) -> DataVersion | None:
         """The resource's data version; None when unknown, not started, or the database did not answer."""
         if self._pool is None:
             return None

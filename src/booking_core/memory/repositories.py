@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import TypeVar
@@ -24,20 +24,15 @@ from booking_core.commission import Commission, CommissionStatus
 from booking_core.errors import BadRequest
 from booking_core.payments import Payment, RefundRequest
 from booking_core.payout import PayoutBatch, PayoutStatus
-from booking_core.ports import BookingCheck, BookingQuery, DataVersion, IdempotencyRecord, ResourceQuery
+from booking_core.ports import BookingCheck, BookingQuery, IdempotencyRecord, ResourceQuery
 from booking_core.timerange import TimeRange
 
 
 class MemoryResources:
     """The catalog."""
 
-    def __init__(self, rows: dict[int, Resource], generation: Callable[[], int] = lambda: 0) -> None:
+    def __init__(self, rows: dict[int, Resource]) -> None:
         self._rows = rows
-        self._generation = generation
-
-    def data_version(self, resource_id: int) -> DataVersion | None:
-        """The store's commit count: coarser than the databases' per-resource counter, still exact."""
-        return (self._generation(),)
 
     def get(self, resource_id: int) -> Resource | None:
         return self._rows.get(resource_id)

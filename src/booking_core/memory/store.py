@@ -18,6 +18,7 @@ from booking_core.commission import Commission
 from booking_core.errors import SlotUnavailable
 from booking_core.memory.account_codes import MemoryAccountCodes
 from booking_core.memory.outbox import InMemoryOutbox
+from booking_core.memory.reads import MemoryAvailabilityReads
 from booking_core.memory.repositories import (
     MemoryBookings,
     MemoryClients,
@@ -102,8 +103,11 @@ class InMemoryUnitOfWork:
 
     def _bind(self) -> None:
         t = self._tables
-        self.resources = MemoryResources(t.resources, lambda: self._tables.generation)
+        self.resources = MemoryResources(t.resources)
         self.bookings = MemoryBookings(t.bookings)
+        self.availability = MemoryAvailabilityReads(
+            self.resources, self.bookings, lambda: self._tables.generation
+        )
         self.users = MemoryUsers(t.users)
         self.tokens = MemoryTokens(t.tokens, t.users)
         self.account_codes = MemoryAccountCodes(t.account_codes)
@@ -116,6 +120,10 @@ class InMemoryUnitOfWork:
         self.refunds = MemoryRefunds(t.refunds)
         self.outbox = self.outbox_queue = InMemoryOutbox(t.outbox)
         self.idempotency = MemoryIdempotency(t.idempotency)
+
+    def catalog_revision(self) -> int | None:
+        """The store's commit count (any commit may have changed the catalog)."""
+        return self._tables.generation
 
     def __enter__(self) -> Self:
         self._store.lock.acquire()

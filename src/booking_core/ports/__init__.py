@@ -5,6 +5,7 @@ from booking_core.ports.currencies import Currencies
 from booking_core.ports.idempotency import IdempotencyRecord, IdempotencyRecords
 from booking_core.ports.mail import Mailer, OutboxQueue
 from booking_core.ports.payouts import PayoutFiles
+from booking_core.ports.reads import AvailabilityReads, CatalogRevision, DataVersion, DataVersions
 from booking_core.ports.refunds import Refunds
 from booking_core.ports.repositories import (
     BookingCheck,
@@ -12,7 +13,6 @@ from booking_core.ports.repositories import (
     Bookings,
     Clients,
     Commissions,
-    DataVersion,
     Payments,
     ResourceMappings,
     ResourceQuery,
@@ -35,14 +35,17 @@ from booking_core.ports.unit_of_work import UnitOfWork
 
 __all__ = [
     "AccountCodes",
+    "AvailabilityReads",
     "BookingCheck",
     "BookingQuery",
     "Bookings",
+    "CatalogRevision",
     "Clients",
     "Clock",
     "Commissions",
     "Currencies",
     "DataVersion",
+    "DataVersions",
     "IdGenerator",
     "IdempotencyRecord",
     "IdempotencyRecords",

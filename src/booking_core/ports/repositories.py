@@ -25,9 +25,6 @@ from booking_core.payments import Payment
 from booking_core.payout import PayoutBatch
 from booking_core.timerange import TimeRange
 
-#: An opaque stamp of a resource's data (see :meth:`Resources.data_version`); compare with ``==``.
-DataVersion = tuple[int, ...]
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BookingCheck:
@@ -86,13 +83,6 @@ class Resources(Protocol):
 
     def lock(self, resource_id: int) -> None:
         """Hold an exclusive lock on the resource until the unit of work ends."""
-
-    def data_version(self, resource_id: int) -> DataVersion | None:
-        """A stamp that changes whenever the catalog or any booking of the resource changes.
-
-        Read it before the data it stands for: what is read afterwards is then at least as new.
-        None when the storage cannot tell, in which case nothing may be cached.
-        """
 
 
 class Bookings(Protocol):

@@ -8,6 +8,7 @@ from typing import Protocol, Self
 from booking_core.ports.account_codes import AccountCodes
 from booking_core.ports.idempotency import IdempotencyRecords
 from booking_core.ports.mail import OutboxQueue
+from booking_core.ports.reads import AvailabilityReads
 from booking_core.ports.refunds import Refunds
 from booking_core.ports.repositories import (
     Bookings,
@@ -120,6 +121,15 @@ class UnitOfWork(Protocol):
     @property
     def idempotency(self) -> IdempotencyRecords:
         """The idempotency of this transaction."""
+
+    @property
+    def availability(self) -> AvailabilityReads:
+        """The reads availability is computed from, with their version."""
+
+    def catalog_revision(self) -> int | None:
+        """The catalog's revision in this transaction (:class:`~booking_core.ports.CatalogRevision`):
+        read once, on its own statement, and again only after this unit of work writes the catalog.
+        What the storage's caches of catalog data compare against."""
 
     def __enter__(self) -> Self:
         """Begin the transaction."""

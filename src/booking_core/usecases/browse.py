@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
-from typing import TypeVar, cast
 
 from booking_core.availability import (
     AvailableRange,
@@ -18,7 +17,6 @@ from booking_core.availability import (
 )
 from booking_core.catalog import Resource
 from booking_core.errors import BadRequest, NotFound, ValidationFailed
-from booking_core.limits import parse_date
 from booking_core.paging import Page, Paged, fetch_page
 from booking_core.ports import DataVersion, ResourceQuery, UnitOfWork
 from booking_core.pricing import DEMAND_WINDOW, demand_level
@@ -26,7 +24,16 @@ from booking_core.timerange import TimeRange
 from booking_core.usecases.deps import Deps
 
 MAX_RANGE_DAYS = 31
-T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Validity:
+    """How long an availability answer stays exact: while the resource's data is at ``version``
+    (:meth:`~booking_core.ports.AvailabilityReads.version`, read before the data), and until
+    ``until`` (None: no limit), when time alone changes it (a hold lapses, the lead time moves on)."""
+
+    version: DataVersion
+    until: datetime | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -39,37 +46,38 @@ class ResourceDetail:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AvailabilityView:
-    """Free, bookable ranges of one resource over a date range."""
+    """Free, bookable ranges of one resource over a date range.
+
+    ``validity``: how long it may be reused; None where it may not (the storage cannot tell its
+    version, or prices follow demand, which moves with every minute).
+    """
 
     resource: Resource
     start_date: date
     end_date: date
     ranges: list[AvailableRange]
+    validity: Validity | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RawAvailabilityView:
-    """Windows, booked slots and closures of one resource over a date range."""
+    """Windows, booked slots and closures of one resource over a date range (``validity`` as for
+    :class:`AvailabilityView`)."""
 
     resource: Resource
     start_date: date
     end_date: date
     raw: RawAvailability
+    validity: Validity | None = None
 
 
-def parse_date_range(start: str | None, end: str | None) -> tuple[date, date]:
-    """Validate the availability query: both dates, ``end`` not before ``start``, at most 31 days."""
-    if not start or not end:
-        raise BadRequest("start_date and end_date are required (YYYY-MM-DD).")
-    try:
-        start_date, end_date = parse_date(start), parse_date(end)
-    except ValueError as error:
-        raise BadRequest(f"start_date and end_date {error}.") from None
+def check_date_range(start_date: date, end_date: date) -> None:
+    """The dates of an availability query: ``end_date`` not before ``start_date``, at most 31 days
+    after it; BadRequest otherwise."""
     if end_date < start_date:
         raise BadRequest("end_date must not be before start_date.")
     if (end_date - start_date).days > MAX_RANGE_DAYS:
         raise BadRequest(f"end_date may be at most {MAX_RANGE_DAYS} days after start_date.")
-    return start_date, end_date
 
 
 def local_span(resource: Resource, start_date: date, end_date: date) -> TimeRange:
@@ -82,7 +90,10 @@ def local_span(resource: Resource, start_date: date, end_date: date) -> TimeRang
 
 def load_available(uow: UnitOfWork, resource_id: int) -> Resource:
     """The resource if it exists and can be browsed; NotFound otherwise."""
-    resource = uow.resources.get(resource_id)
+    return _browsable(uow.resources.get(resource_id))
+
+
+def _browsable(resource: Resource | None) -> Resource:
     if resource is None or not resource.is_available:
         raise NotFound("Resource not found.")
     return resource
@@ -93,7 +104,13 @@ def current_demand(uow: UnitOfWork, resource: Resource, now: datetime) -> Decima
 
     Unpaid holds do not count, so holding time without paying cannot move prices.
     """
-    taken = uow.bookings.live_spans(resource.id, TimeRange(now, now + DEMAND_WINDOW))
+    return _demand(uow.bookings.live_spans, resource, now)
+
+
+def _demand(
+    live_spans: Callable[[int, TimeRange], list[TimeRange]], resource: Resource, now: datetime
+) -> Decimal:
+    taken = live_spans(resource.id, TimeRange(now, now + DEMAND_WINDOW))
     return demand_level(resource, blocking=taken, now=now)
 
 
@@ -112,160 +129,89 @@ def get_resource(deps: Deps, resource_id: int) -> ResourceDetail:
         return ResourceDetail(resource=resource, demand_level=current_demand(uow, resource, deps.clock.now()))
 
 
+def availability_version(deps: Deps, resource_id: int) -> DataVersion | None:
+    """The resource's data version as the availability reads stamp their answers (for a cache in
+    front of them that has no faster way to ask)."""
+    with deps.read_lagging() as uow:
+        return uow.availability.version(resource_id)
+
+
+def availability_resource_id(
+    deps: Deps, *, resource_id: int | None, resource_external_id: str | None, client_id: int | None
+) -> int:
+    """The internal id an availability query names (:func:`resolve_resource_id`); a client's
+    external id is looked up every time, so a changed mapping shows at once."""
+    with deps.read_lagging() as uow:
+        return resolve_resource_id(uow, resource_id, resource_external_id, client_id, id_name="resource_id")
+
+
 def get_availability(
     deps: Deps,
     *,
     resource_id: int | None,
-    resource_external_id: str | None,
-    client_id: int | None,
-    start_date: str | None,
-    end_date: str | None,
+    resource_external_id: str | None = None,
+    client_id: int | None = None,
+    start_date: date,
+    end_date: date,
 ) -> AvailabilityView:
-    """Free ranges: windows minus bookings and closures, trimmed by the lead-time limits."""
-    return render_availability(
-        deps,
-        resource_id=resource_id,
-        resource_external_id=resource_external_id,
-        client_id=client_id,
-        start_date=start_date,
-        end_date=end_date,
-        render=_as_is,
-    )
+    """Free ranges: windows minus bookings and closures, trimmed by the lead-time limits.
 
-
-def render_availability(
-    deps: Deps,
-    *,
-    resource_id: int | None,
-    resource_external_id: str | None,
-    client_id: int | None,
-    start_date: str | None,
-    end_date: str | None,
-    render: Callable[[AvailabilityView], T],
-) -> T:
-    """``render`` applied to the free ranges, remembered in ``deps.views`` while it stays exact.
-
-    Reused while the resource's data version is unchanged, no pending hold in the span has lapsed
-    and the lead-time limits have not moved on to another start (:func:`available_ranges_until`).
     The bookings read are those of :func:`availability_span`, which reaches beyond the dates as far
-    as a booking into them or the gap rule can. Ranges priced by
-    demand, which moves with every minute, are computed afresh each time. A client's external id
-    is looked up on every call, so a changed mapping is never served from the cache.
+    as a booking into them or the gap rule can. The answer holds (its ``validity``) while the
+    resource's data version is unchanged, until a pending hold in the span lapses or the lead-time
+    limits move on to another start (:func:`available_ranges_until`); ranges priced by demand are
+    never reused.
     """
-    first, last = parse_date_range(start_date, end_date)
+    check_date_range(start_date, end_date)
     now = deps.clock.now()
     with deps.read_lagging() as uow:
         rid = resolve_resource_id(uow, resource_id, resource_external_id, client_id, id_name="resource_id")
-        key = _availability_key(render, rid, first, last)
-        version = uow.resources.data_version(rid)
-        if (hit := _remembered(deps, key, version, now)) is not None:
-            return hit
-        resource = load_available(uow, rid)
-        blocked = uow.bookings.blocked_slots(resource.id, availability_span(resource, first, last, now), now)
-        demand = current_demand(uow, resource, now) if resource.dynamic_pricing.enabled else Decimal(0)
+        reads = uow.availability
+        version = reads.version(rid)
+        resource = _browsable(reads.resource(rid))
+        span = availability_span(resource, start_date, end_date, now)
+        blocked = reads.blocked_slots(resource.id, span, now)
+        by_demand = resource.dynamic_pricing.enabled
+        demand = _demand(reads.live_spans, resource, now) if by_demand else Decimal(0)
     ranges, until = available_ranges_until(
-        resource, first, last, blocking=[b.span for b in blocked], now=now, demand=demand
+        resource, start_date, end_date, blocking=[b.span for b in blocked], now=now, demand=demand
     )
-    rendered = render(AvailabilityView(resource=resource, start_date=first, end_date=last, ranges=ranges))
-    if version is not None and not resource.dynamic_pricing.enabled:
-        moments = [t for t in (until, _next_lapse(blocked, now)) if t is not None]
-        deps.views.put(key, version, min(moments, default=None), rendered)
-    return rendered
+    moments = [t for t in (until, _next_lapse(blocked, now)) if t is not None]
+    return AvailabilityView(
+        resource=resource,
+        start_date=start_date,
+        end_date=end_date,
+        ranges=ranges,
+        validity=None if by_demand else _validity(version, min(moments, default=None)),
+    )
 
 
 def get_raw_availability(
-    deps: Deps, resource_id: int, start_date: str | None, end_date: str | None
+    deps: Deps, resource_id: int, start_date: date, end_date: date
 ) -> RawAvailabilityView:
-    """Windows, booked slots and unavailable periods, unmerged."""
-    return render_raw_availability(deps, resource_id, start_date, end_date, render=_as_is)
+    """Windows, booked slots and unavailable periods, unmerged.
 
-
-def render_raw_availability(
-    deps: Deps,
-    resource_id: int,
-    start_date: str | None,
-    end_date: str | None,
-    *,
-    render: Callable[[RawAvailabilityView], T],
-) -> T:
-    """``render`` applied to the raw availability, remembered in ``deps.views`` while it stays exact.
-
-    A repeated query costs one read of the resource's data version: the result is reused while
-    neither the catalog nor the resource's bookings changed and no pending hold in it has lapsed.
-    ``render`` (a module-level function, as it is part of the cache key) must not depend on
-    anything but its argument.
+    The answer holds while neither the catalog nor the resource's bookings change and no pending
+    hold in it lapses (its ``validity``).
     """
-    first, last = parse_date_range(start_date, end_date)
+    check_date_range(start_date, end_date)
     now = deps.clock.now()
-    key = _raw_availability_key(render, resource_id, first, last)
     with deps.read_lagging() as uow:
-        version = uow.resources.data_version(resource_id)
-        if (hit := _remembered(deps, key, version, now)) is not None:
-            return hit
-        resource = load_available(uow, resource_id)
-        booked = uow.bookings.blocked_slots(resource.id, local_span(resource, first, last), now)
-    raw = raw_availability(resource, first, last, booked=booked)
-    rendered = render(RawAvailabilityView(resource=resource, start_date=first, end_date=last, raw=raw))
-    if version is not None:
-        deps.views.put(key, version, _next_lapse(booked, now), rendered)
-    return rendered
-
-
-def remembered_availability(
-    deps: Deps,
-    resource_id: int,
-    start_date: str | None,
-    end_date: str | None,
-    version: DataVersion | None,
-    *,
-    render: Callable[[AvailabilityView], T],
-) -> T | None:
-    """What :func:`render_availability` answered last for the resource (by its own id) and these
-    dates, if it still holds at ``version``; None otherwise, and then that function answers.
-
-    Reads no storage: for a caller that read the resource's data version itself, say on an event
-    loop without a thread (the HTTP layer does). Bad dates raise as in :func:`render_availability`.
-    """
-    first, last = parse_date_range(start_date, end_date)
-    return _remembered(deps, _availability_key(render, resource_id, first, last), version, deps.clock.now())
-
-
-def remembered_raw_availability(
-    deps: Deps,
-    resource_id: int,
-    start_date: str | None,
-    end_date: str | None,
-    version: DataVersion | None,
-    *,
-    render: Callable[[RawAvailabilityView], T],
-) -> T | None:
-    """:func:`remembered_availability` for :func:`render_raw_availability`."""
-    first, last = parse_date_range(start_date, end_date)
-    return _remembered(
-        deps, _raw_availability_key(render, resource_id, first, last), version, deps.clock.now()
+        reads = uow.availability
+        version = reads.version(resource_id)
+        resource = _browsable(reads.resource(resource_id))
+        booked = reads.blocked_slots(resource.id, local_span(resource, start_date, end_date), now)
+    return RawAvailabilityView(
+        resource=resource,
+        start_date=start_date,
+        end_date=end_date,
+        raw=raw_availability(resource, start_date, end_date, booked=booked),
+        validity=_validity(version, _next_lapse(booked, now)),
     )
 
 
-def _availability_key(
-    render: Callable[[AvailabilityView], T], resource_id: int, first: date, last: date
-) -> Hashable:
-    return ("availability", render, resource_id, first, last)
-
-
-def _raw_availability_key(
-    render: Callable[[RawAvailabilityView], T], resource_id: int, first: date, last: date
-) -> Hashable:
-    return ("raw_availability", render, resource_id, first, last)
-
-
-def _remembered(deps: Deps, key: Hashable, version: DataVersion | None, now: datetime) -> T | None:
-    # whoever stored under ``key`` stored what its ``render`` made, which is part of the key
-    return None if version is None else cast("T | None", deps.views.get(key, version, now))
-
-
-def _as_is(view: T) -> T:
-    # the views themselves, shared with the cache: callers must not change their lists
-    return view
+def _validity(version: DataVersion | None, until: datetime | None) -> Validity | None:
+    return None if version is None else Validity(version=version, until=until)
 
 
 def _next_lapse(booked: list[BookedSlot], now: datetime) -> datetime | None:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from booking_core.ports import Clock, Currencies, IdGenerator, PasswordHasher, PaymentGateway, UnitOfWork
-from booking_core.viewcache import VersionedCache
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -19,7 +18,6 @@ class Deps:
     (browsing, availability, lists): a read replica. Never for a check a write depends on. None
     means ``reads``.
     ``max_unpaid_per_user``: pending bookings with a live hold one user may have at once.
-    ``views`` keeps computed results (availability) per process, checked against the data version.
     ``currencies`` gives each currency's minor unit and the amounts the payment provider takes.
     """
 
@@ -33,7 +31,6 @@ class Deps:
     max_unpaid_per_user: int = 5
     reads: Callable[[], UnitOfWork] | None = None
     lagging_reads: Callable[[], UnitOfWork] | None = None
-    views: VersionedCache = field(default_factory=VersionedCache)
 
     def read(self) -> UnitOfWork:
         """A unit of work for reading only (never commit it)."""

@@ -9,7 +9,9 @@ from litestar.datastructures import State
 from litestar.di import Provide
 
 from booking_core.limits import MAX_BODY_BYTES
+from booking_core.ports import DataVersions
 from booking_core.usecases.deps import Deps
+from entrypoints.http.availability_cache import ANSWERS_STATE, AvailabilityAnswers, ThreadedVersions
 from entrypoints.http.errors import handle_exception
 from entrypoints.http.hashing import HASHING_STATE, HashingPool
 from entrypoints.http.inputs import check_request
@@ -22,7 +24,6 @@ from entrypoints.http.routes.health import health
 from entrypoints.http.routes.index import api_index
 from entrypoints.http.routes.metrics import MetricsController
 from entrypoints.http.throttle import THROTTLE_STATE, Throttle
-from entrypoints.http.versions import VERSIONS_STATE, NoProbe, VersionProbe
 
 API_PREFIX = "/api/v1"
 
@@ -58,14 +59,15 @@ class AppServices(Protocol):
 
     def ping(self) -> bool: ...
 
-    def version_probe(self) -> VersionProbe | None:
-        """A new probe for one application (None: there is none for this storage)."""
+    def version_probe(self) -> DataVersions | None:
+        """A new probe of data versions on the event loop, for one application (None: there is none
+        for this storage, and the version is read on a handler thread)."""
 
 
 def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
     """The Litestar application serving the booking API for ``services``."""
     deps = services.deps
-    versions = services.version_probe() or NoProbe()
+    answers = AvailabilityAnswers(services.version_probe() or ThreadedVersions(deps), deps.clock)
     settings = services.settings
     counters = request_counters(settings.redis_url, settings.redis_namespace)
     limit = RateLimit(settings.rate_limit_per_minute, counters)
@@ -80,8 +82,8 @@ def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
         dependencies={
             "deps": Provide(lambda: deps, use_cache=True, sync_to_thread=False),
         },
-        on_startup=[versions.start],
-        on_shutdown=[versions.stop, counters.aclose],
+        on_startup=[answers.versions.start],
+        on_shutdown=[answers.versions.stop, counters.aclose],
         exception_handlers={Exception: handle_exception},
         middleware=[
             request_metrics(app_name="booking", prefix="booking"),
@@ -90,14 +92,14 @@ def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
         request_max_body_size=MAX_BODY_BYTES,
         openapi_config=openapi_config(),
         plugins=[TimeOfDaySchemaPlugin()],
-        state=_state(services, versions, limit),
+        state=_state(services, answers, limit),
         debug=debug,
     )
     finish(app, API_PREFIX)
     return app
 
 
-def _state(services: AppServices, versions: VersionProbe, limit: RateLimit) -> State:
+def _state(services: AppServices, answers: AvailabilityAnswers, limit: RateLimit) -> State:
     return State(
         {
             "deps": services.deps,
@@ -107,6 +109,6 @@ def _state(services: AppServices, versions: VersionProbe, limit: RateLimit) -> S
             PUBLIC_URL_STATE: services.settings.public_url,
             THROTTLE_STATE: Throttle(services.settings.login_rate_limit_per_minute, limit.counters),
             HASHING_STATE: HashingPool(),
-            VERSIONS_STATE: versions,
+            ANSWERS_STATE: answers,
         }
     )

@@ -9,7 +9,6 @@ from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from adapters.sqla import driver
-from adapters.sqla.catalog_cache import remember_revision, revision_subquery
 from adapters.sqla.errors import translate_errors
 from adapters.sqla.models import ClientRow, TokenRow, UserRow
 from booking_core.accounts import Client, Language, Principal, User
@@ -139,13 +138,10 @@ class SqlaTokens:
         self._session.flush()
 
     def principal(self, token_hash: str) -> Principal | None:
-        # The catalog revision comes along, so that the resource a booking reads next in this unit
-        # of work is found in the cache without a query of its own.
         rows = driver.execute(self._session, PRINCIPAL, {"token_hash": token_hash})
         if not rows:
             return None
-        user_id, client_id, user_active, confirmed, client_active, revision = rows[0]
-        remember_revision(self._session, revision)
+        user_id, client_id, user_active, confirmed, client_active = rows[0]
         if (user_id is not None and not user_active) or (client_id is not None and not client_active):
             return None
         confirmed = user_id is None or bool(confirmed)  # a client's token has no user to confirm
@@ -182,7 +178,6 @@ PRINCIPAL = driver.DriverStatement(
     .outerjoin(_USERS, _USERS.c.id == _TOKENS.c.user_id)
     .outerjoin(_CLIENTS, _CLIENTS.c.id == _TOKENS.c.client_id)
     .where(_TOKENS.c.token_hash == bindparam("token_hash"), _TOKENS.c.revoked_at.is_(None))
-    .add_columns(revision_subquery())
 )
 
 

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import builtins
+from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import BigInteger, Select, bindparam, cast, func, select
+from sqlalchemy import BigInteger, Select, bindparam, select
 from sqlalchemy.orm import Session, selectinload
 
-from adapters.sqla import driver
-from adapters.sqla.catalog_cache import ResourceCache, catalog_revision, remember_revision, revision_subquery
+from adapters.sqla.catalog_cache import ResourceCache
 from adapters.sqla.errors import translate_errors
 from adapters.sqla.models import (
-    BookingRevisionRow,
     ResourceRow,
     ScheduleRow,
     TimeSlotRow,
@@ -31,7 +30,7 @@ from booking_core.catalog import (
     UnavailablePeriod,
     Venue,
 )
-from booking_core.ports.repositories import DataVersion, ResourceQuery
+from booking_core.ports.repositories import ResourceQuery
 
 
 def venue_to_domain(row: VenueRow) -> Venue:
@@ -130,11 +129,16 @@ def _resources() -> Select[ResourceRow]:
 
 @translate_errors
 class SqlaResources:
-    """Resources read from the catalog tables; ``lock`` serializes booking per resource."""
+    """Resources read from the catalog tables; ``lock`` serializes booking per resource.
 
-    def __init__(self, session: Session, cache: ResourceCache | None = None) -> None:
+    ``revision`` is the unit of work's catalog revision (:class:`~booking_core.ports.CatalogRevision`):
+    what the cached resources are compared against.
+    """
+
+    def __init__(self, session: Session, cache: ResourceCache, revision: Callable[[], int | None]) -> None:
         self._session = session
-        self._cache = cache or ResourceCache()
+        self._cache = cache
+        self._revision = revision
 
     def get(self, resource_id: int) -> Resource | None:
         found = self._by_ids([resource_id])
@@ -143,7 +147,7 @@ class SqlaResources:
     def _by_ids(self, ids: builtins.list[int]) -> builtins.list[Resource]:
         """The resources of ``ids`` that exist, in that order: those the cache holds at the current
         catalog revision from there, the others loaded in one go (and remembered)."""
-        revision = catalog_revision(self._session)
+        revision = self._revision()
         found: dict[int, Resource] = {}
         if revision is not None:
             found = {i: cached for i in ids if (cached := self._cache.get(i, revision)) is not None}
@@ -158,12 +162,8 @@ class SqlaResources:
         return [found[i] for i in ids if i in found]
 
     def _page(self, ids: Select[Any]) -> builtins.list[Resource]:
-        """The resources a query of ids picks, in its order; the catalog revision comes along with
-        the ids, so that a page the cache holds costs this one statement."""
-        rows = self._session.execute(ids.add_columns(revision_subquery())).all()
-        if rows:
-            remember_revision(self._session, rows[0][1])
-        return self._by_ids([row[0] for row in rows])
+        """The resources a query of ids picks, in its order."""
+        return self._by_ids(list(self._session.scalars(ids)))
 
     def list(
         self, query: ResourceQuery, *, limit: int | None = None, offset: int = 0
@@ -208,40 +208,13 @@ class SqlaResources:
         # SQLite: every write transaction began with BEGIN IMMEDIATE, which excludes other writers.
         if self._session.get_bind().dialect.name == "sqlite":
             return
-        # The catalog revision comes along, so that get() right after needs no query of its own.
-        row = self._session.connection().execute(_LOCK, {"resource_id": resource_id}).one_or_none()
-        remember_revision(self._session, row[0] if row else None)
-
-    def data_version(self, resource_id: int) -> DataVersion | None:
-        # every cached read runs it, and on PostgreSQL it is all such a read asks of the database
-        ((catalog, bookings),) = driver.execute(self._session, DATA_VERSION, {"resource_id": resource_id})
-        remember_revision(self._session, catalog)
-        return data_version_of(catalog, bookings)
+        self._session.connection().execute(_LOCK, {"resource_id": resource_id})
 
 
-# Statements built once: building and hashing them per call costs more than running them.
+# Built once: building and hashing it per call costs more than running it.
 _RESOURCES = ResourceRow.__table__
-_BOOKING_REVISIONS = BookingRevisionRow.__table__
 _LOCK = (
-    select(revision_subquery())
-    .select_from(_RESOURCES)
+    select(_RESOURCES.c.id)
     .where(_RESOURCES.c.id == bindparam("resource_id", type_=BigInteger))
     .with_for_update(of=_RESOURCES)
 )
-
-
-#: A resource's data version: the catalog revision and the resource's booking revision (the sum of
-#: its counters, see ``BookingRevisionRow``), in one row.
-DATA_VERSION = driver.DriverStatement(
-    select(
-        revision_subquery(),
-        select(cast(func.sum(_BOOKING_REVISIONS.c.revision), BigInteger))
-        .where(_BOOKING_REVISIONS.c.resource_id == bindparam("resource_id", type_=BigInteger))
-        .scalar_subquery(),
-    )
-)
-
-
-def data_version_of(catalog: int | None, bookings: int | None) -> DataVersion | None:
-    """The version :data:`DATA_VERSION`'s row stands for (no catalog revision: none can be told)."""
-    return None if catalog is None else (catalog, bookings or 0)

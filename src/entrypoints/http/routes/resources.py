@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+from functools import partial
 from typing import Any
 
 import msgspec
@@ -10,13 +12,14 @@ from litestar.concurrency import sync_to_thread
 from litestar.di import NamedDependency
 from litestar.params import FromQuery
 
-from booking_core.errors import NotAuthenticated
-from booking_core.limits import DEFAULT_PAGE_SIZE
+from booking_core.errors import BadRequest, NotAuthenticated
+from booking_core.limits import DEFAULT_PAGE_SIZE, parse_date
 from booking_core.paging import Page
 from booking_core.ports import ResourceQuery
 from booking_core.usecases import browse
 from booking_core.usecases.deps import Deps
 from entrypoints.http.auth import optional_token, principal_of
+from entrypoints.http.availability_cache import AnswerKey, Encoded, answers_of
 from entrypoints.http.openapi import ANONYMOUS_OR_TOKEN, BROWSE_ANSWERS
 from entrypoints.http.paging import LINK_HEADER, paged_response
 from entrypoints.http.structs.availability import AvailabilityOut, RawAvailabilityOut
@@ -30,7 +33,6 @@ from entrypoints.http.structs.fields import (
     QueryText,
 )
 from entrypoints.http.structs.resources import ResourceDetailOut, ResourceItem
-from entrypoints.http.versions import probe_of
 
 
 @get("/", sync_to_thread=True, response_headers=[LINK_HEADER], responses=BROWSE_ANSWERS)
@@ -72,21 +74,14 @@ async def get_raw_availability(
     end_date: QueryDate = None,
 ) -> Response[RawAvailabilityOut]:
     """Windows, booked slots and unavailable periods of up to 31 days."""
-    # the remembered answer needs no handler thread; anything else runs the use case on one
-    version = await probe_of(request).data_version(resource_id)
-    body = browse.remembered_raw_availability(
-        deps, resource_id, start_date, end_date, version, render=_raw_json
-    )
-    if body is None:
-        body = await sync_to_thread(
-            browse.render_raw_availability, deps, resource_id, start_date, end_date, render=_raw_json
-        )
-    return _json(body)
+    first, last = date_range(start_date, end_date)
+    key = AnswerKey("raw_availability", resource_id, first, last)
+    return _json(await answers_of(request).answer(key, partial(_raw, deps, key)))
 
 
-def _raw_json(view: browse.RawAvailabilityView) -> bytes:
-    # the encoded documents are what the use cases keep while they stay exact
-    return msgspec.json.encode(RawAvailabilityOut.of(view))
+def _raw(deps: Deps, key: AnswerKey) -> Encoded:
+    view = browse.get_raw_availability(deps, key.resource_id, key.start_date, key.end_date)
+    return Encoded(msgspec.json.encode(RawAvailabilityOut.of(view)), view.validity)
 
 
 @get("/availability/", responses=BROWSE_ANSWERS)
@@ -102,29 +97,38 @@ async def get_availability(
     principal = principal_of(request)
     if resource_external_id is not None and principal is None:
         raise NotAuthenticated("Authentication credentials were not provided.")
-    if resource_id is not None and resource_external_id is None:
-        # as for raw availability; an external id is looked up by the use case every time
-        version = await probe_of(request).data_version(resource_id)
-        remembered = browse.remembered_availability(
-            deps, resource_id, start_date, end_date, version, render=_ranges_json
+    first, last = date_range(start_date, end_date)
+    if resource_id is None or resource_external_id is not None:
+        # looked up every time, so that a changed mapping shows at once
+        resource_id = await sync_to_thread(
+            browse.availability_resource_id,
+            deps,
+            resource_id=resource_id,
+            resource_external_id=resource_external_id,
+            client_id=principal.client_id if principal is not None else None,
         )
-        if remembered is not None:
-            return _json(remembered)
-    body = await sync_to_thread(
-        browse.render_availability,
-        deps,
-        resource_id=resource_id,
-        resource_external_id=resource_external_id,
-        client_id=principal.client_id if principal is not None else None,
-        start_date=start_date,
-        end_date=end_date,
-        render=_ranges_json,
+    key = AnswerKey("availability", resource_id, first, last)
+    return _json(await answers_of(request).answer(key, partial(_free, deps, key)))
+
+
+def _free(deps: Deps, key: AnswerKey) -> Encoded:
+    view = browse.get_availability(
+        deps, resource_id=key.resource_id, start_date=key.start_date, end_date=key.end_date
     )
-    return _json(body)
+    return Encoded(msgspec.json.encode(AvailabilityOut.of(view)), view.validity)
 
 
-def _ranges_json(view: browse.AvailabilityView) -> bytes:
-    return msgspec.json.encode(AvailabilityOut.of(view))
+def date_range(start: str | None, end: str | None) -> tuple[date, date]:
+    """The dates of an availability query: both given as ``YYYY-MM-DD``, then as the use cases
+    check them (:func:`~booking_core.usecases.browse.check_date_range`); BadRequest otherwise."""
+    if not start or not end:
+        raise BadRequest("start_date and end_date are required (YYYY-MM-DD).")
+    try:
+        first, last = parse_date(start), parse_date(end)
+    except ValueError as error:
+        raise BadRequest(f"start_date and end_date {error}.") from None
+    browse.check_date_range(first, last)
+    return first, last
 
 
 def _json(body: bytes) -> Response[Any]:
