@@ -35,6 +35,7 @@ from booking_core.memory import (
 )
 from booking_core.paging import Page
 from booking_core.payments import PaymentStatus
+from booking_core.ports import IdempotentRequest
 from booking_core.usecases import (
     account_codes,
     auth,
@@ -449,7 +450,8 @@ def test_operator_transitions(deps: Deps, clock: FixedClock) -> None:
 def test_idempotency_replays_and_conflicts(deps: Deps) -> None:
     assert idempotency.replay(deps, "s", "k", "h1") is None
     with deps.uow() as uow:
-        idempotency.remember_in(uow, "s", "k", "h1", 201, b"{}", deps.clock.now())
+        request = IdempotentRequest(scope="s", key="k", request_hash="h1", answer=lambda body: (201, body))
+        idempotency.remember_in(uow, request, b"{}", deps.clock.now())
         uow.commit()
     record = idempotency.replay(deps, "s", "k", "h1")
     assert record is not None

@@ -8,8 +8,10 @@ from litestar import Litestar, Router
 from litestar.datastructures import State
 from litestar.di import Provide
 
+from adapters.identity import TokenAuthenticator
 from booking_core.limits import MAX_BODY_BYTES
 from booking_core.usecases.deps import Deps
+from entrypoints.http.auth import AUTHENTICATOR_STATE
 from entrypoints.http.errors import handle_exception
 from entrypoints.http.hashing import HASHING_STATE, HashingPool
 from entrypoints.http.inputs import check_request
@@ -101,6 +103,7 @@ def _state(services: AppServices, versions: VersionProbe, limit: RateLimit) -> S
     return State(
         {
             "deps": services.deps,
+            AUTHENTICATOR_STATE: TokenAuthenticator(services.deps.read),
             "ping": services.ping,
             "webhook_secret": services.settings.stripe_webhook_secret,
             RATE_LIMIT_STATE: limit,
