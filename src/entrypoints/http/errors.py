@@ -3,7 +3,8 @@
 Domain errors map to the statuses and bodies of the interface (section 7) and the contract (section 4);
 Litestar's own errors (bad JSON, wrong types, unknown routes, oversized bodies, rate limit) become 4xx
 JSON bodies in the same shapes. Anything else is a 500 with a generic body; the traceback goes to the
-log only.
+log only. Mapping an error does no I/O: the guards have checked the token before anything else could
+fail (``auth``).
 """
 
 from __future__ import annotations
