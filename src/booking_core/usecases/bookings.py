@@ -113,11 +113,12 @@ def create_booking(
 ) -> BookingView:
     """Validate and store a pending booking for ``actor`` that holds its slot for ``deps.hold_minutes``.
 
-    A user at the limit of unpaid bookings is refused (:func:`refuse_beyond_unpaid_limit`). Two bookings of one resource whose times overlap never
-    both commit: the check below and, behind it, the storage's overlap constraint. Only the gap rule
-    reads the bookings *next to* this one, so only where it is on are concurrent requests for the
-    resource checked one after another (see :func:`serializes_bookings`). With ``idempotency`` its
-    answer is stored in the same transaction, so it is durable exactly when the booking is.
+    A user at the limit of unpaid bookings is refused (:func:`refuse_beyond_unpaid_limit`). Two
+    bookings of one resource whose times overlap never both commit: the check below and, behind it,
+    the storage's overlap constraint. Only the gap rule reads the bookings *next to* this one, so only
+    where it is on are concurrent requests for the resource checked one after another (see
+    :func:`serializes_bookings`). With ``idempotency`` its answer is stored in the same transaction,
+    so it is durable exactly when the booking is.
     """
     if actor.user_id is None:
         raise BadRequest("user identification required")
