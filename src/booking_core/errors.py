@@ -52,6 +52,24 @@ class AlreadyPaid(BadRequest):
     """A payment was asked for a booking that is paid already."""
 
 
+class AmbiguousUser(BadRequest):
+    """A client named the user it acts for twice over: by our user id and by its own id.
+
+    The message says it in the domain's words; the web layer names its headers instead.
+    """
+
+    def __init__(self, message: str = "send exactly one of the user id or the external user id") -> None:
+        super().__init__(message)
+
+
+class NoOpenPaymentIntent(BadRequest):
+    """A booking that has no payment intent which can still be paid (``booking_id`` names it)."""
+
+    def __init__(self, booking_id: str, status: str) -> None:
+        super().__init__(f"Booking {booking_id} ({status}) has no open payment intent; create one first.")
+        self.booking_id = booking_id
+
+
 class NotFound(DomainError):
     """The object does not exist or is not visible to the caller."""
 

@@ -21,7 +21,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from adapters.catalog import DEMO_CATALOG, CatalogError, CatalogSpec, issue_token, read_catalog, write_catalog
 from adapters.sqla import current_revision, head_revision, upgrade
 from booking_core.accounts import ApprovalStatus
-from booking_core.errors import DomainError
+from booking_core.errors import DomainError, NoOpenPaymentIntent
 from booking_core.outbox import OutboxStatus
 from booking_core.usecases import operator, outbox, sandbox
 from entrypoints import worker
@@ -406,7 +406,11 @@ def _sandbox_pay(args: argparse.Namespace) -> int:
         )
     services = _services()
     try:
-        booking, payment = sandbox.open_intent(services.deps, args.booking_id)
+        try:
+            booking, payment = sandbox.open_intent(services.deps, args.booking_id)
+        except NoOpenPaymentIntent as exc:
+            path = f"POST /api/v1/bookings/{exc.booking_id}/create-payment-intent/"
+            raise _Exit(f"{exc.message.removesuffix('.')} ({path}).") from None
         base = service_url(settings.host, settings.port)
         try:
             secret = settings.stripe_webhook_secret

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from booking_core.ports import IdempotencyRecord
+from booking_core.usecases import bookings as booking_usecases
 from entrypoints.http import idempotency as http_idempotency
 from tests.integration.http_fixtures import (
     ANNA,
@@ -38,17 +39,17 @@ def test_a_failure_after_the_record_leaves_neither_booking_nor_record(
     api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # what a crash between storing the booking and storing the response would have done
-    real = http_idempotency.remember_in
+    real = booking_usecases.remember_in
 
     def remember_then_fail(*args: Any) -> None:
         real(*args)
         raise RuntimeError("the process died here")
 
-    monkeypatch.setattr(http_idempotency, "remember_in", remember_then_fail)
+    monkeypatch.setattr(booking_usecases, "remember_in", remember_then_fail)
     headers = {**auth(ANNA), "Idempotency-Key": "crash-1"}
     assert api.client.post(BOOKINGS, json=_body(api), headers=headers).status_code == 500
     assert _my_bookings(api) == []
-    monkeypatch.setattr(http_idempotency, "remember_in", real)
+    monkeypatch.setattr(booking_usecases, "remember_in", real)
     retry = api.client.post(BOOKINGS, json=_body(api), headers=headers)
     assert retry.status_code == 201, retry.text  # not "slot not available": nothing was half-stored
     assert "Idempotent-Replayed" not in retry.headers

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
+from booking_core.accounts import Actor
 from booking_core.errors import ValidationFailed
-from booking_core.usecases.auth import TokenCaller
+from booking_core.usecases.auth import authenticate
 from booking_core.usecases.bookings import NewBooking, create_booking
 from tests.integration.http_fixtures import (
     ANNA,
@@ -93,12 +94,13 @@ def test_requests_racing_at_the_limit_never_hold_more_than_it(api: Api) -> None:
     racing = [
         NewBooking(resource_id=api.resources["Court 2"], start=s, end=e) for s, e in map(_span, range(3, 9))
     ]
+    anna = Actor(user_id=authenticate(api.services.deps, ANNA).user_id)
     start = threading.Barrier(len(racing))
 
     def create(cmd: NewBooking) -> str:
         start.wait()
         try:
-            create_booking(api.services.deps, TokenCaller(token=ANNA), cmd)
+            create_booking(api.services.deps, anna, cmd)
         except ValidationFailed as refused:
             return "refused" if refused.message == TOO_MANY else refused.message
         return "created"

@@ -23,11 +23,13 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, text
 
+from adapters.identity import TokenAuthenticator
 from adapters.sqla import SqlaUnitOfWork, current_revision, head_revision, is_up_to_date, make_engine, ping
 from adapters.sqla import upgrade as migrate_up
 from adapters.sqla.models import NO_OVERLAP_CONSTRAINT, metadata
 from booking_core.account_codes import CODE_LIFETIME, AccountCode, CodePurpose, hash_code
 from booking_core.accounts import (
+    Actor,
     ApprovalStatus,
     Client,
     Principal,
@@ -46,13 +48,25 @@ from booking_core.catalog import (
     UnavailablePeriod,
 )
 from booking_core.commission import Commission, CommissionStatus
-from booking_core.errors import BadRequest, NotFound, SlotUnavailable, StorageUnavailable, TransientConflict
+from booking_core.errors import (
+    AmbiguousUser,
+    BadRequest,
+    EmailNotConfirmed,
+    MappingNotFound,
+    NotAuthenticated,
+    NotFound,
+    SlotUnavailable,
+    StorageUnavailable,
+    TransientConflict,
+)
 from booking_core.memory import InMemoryStore
 from booking_core.outbox import MailTemplate, OutboxEntry, OutboxStatus
 from booking_core.payments import Payment, PaymentStatus
 from booking_core.payout import PayoutBatch
 from booking_core.ports import BookingQuery, IdempotencyRecord, OutboxMessage, ResourceQuery, UnitOfWork
+from booking_core.ports.identity import Credentials
 from booking_core.timerange import TimeRange
+from booking_core.usecases.auth import hash_token
 from tests.support.bookings import BERLIN, DAY, NOW, USER_ID
 from tests.support.bookings import add_bookings as _add
 from tests.support.bookings import at as _at
@@ -507,6 +521,72 @@ def test_revoke_all_revokes_every_token_of_one_user(world: Backend) -> None:
             False,
             False,
         ]
+
+
+def _authenticator(world: Backend) -> TokenAuthenticator:
+    """The Authenticator adapter on the backend's read-only units of work, as the app builds it."""
+    reads = SqlaUnitOfWork.factory(world.engine, read_only=True) if world.engine is not None else world.uow
+    return TokenAuthenticator(reads)
+
+
+def test_authenticator_turns_a_users_token_into_its_user(world: Backend) -> None:
+    with world.uow() as uow:
+        uow.users.update(replace(_user(OTHER_USER_ID, "ben@example.com"), email_confirmed=False))
+        uow.tokens.add(hash_token("anna"), Principal(user_id=USER_ID), NOW)
+        uow.tokens.add(hash_token("ben"), Principal(user_id=OTHER_USER_ID), NOW)
+        uow.tokens.add(hash_token("gone"), Principal(user_id=USER_ID), NOW)
+        uow.tokens.revoke(hash_token("gone"))
+        uow.commit()
+    authenticator = _authenticator(world)
+    anna = authenticator.principal(Credentials(token="anna"))
+    assert anna == Principal(user_id=USER_ID)
+    # a user token acts for its user, whatever user ids come with it
+    named = Credentials(token="anna", user_id=OTHER_USER_ID, external_user_id="x")
+    assert authenticator.actor(anna, named, user_required=True) == Actor(user_id=USER_ID)
+    for token in ("gone", "unknown"):
+        with pytest.raises(NotAuthenticated, match=r"^Invalid token\.$"):
+            authenticator.principal(Credentials(token=token))
+    with pytest.raises(EmailNotConfirmed):
+        authenticator.principal(Credentials(token="ben"))
+    unconfirmed = authenticator.principal(Credentials(token="ben"), unconfirmed_ok=True)
+    assert unconfirmed == Principal(user_id=OTHER_USER_ID, email_confirmed=False)
+
+
+def test_authenticator_finds_the_user_a_client_acts_for(world: Backend) -> None:
+    with world.uow() as uow:
+        uow.tokens.add(hash_token("partner"), Principal(client_id=1), NOW)
+        uow.user_mappings.add(
+            UserMapping(id="um-1", client_id=1, external_id="ext-anna", user_id=USER_ID, created_at=NOW)
+        )
+        uow.user_mappings.add(
+            UserMapping(
+                id="um-2",
+                client_id=1,
+                external_id="ext-ben",
+                user_id=OTHER_USER_ID,
+                is_active=False,
+                created_at=NOW,
+            )
+        )
+        uow.commit()
+    authenticator = _authenticator(world)
+    partner = authenticator.principal(Credentials(token="partner"))
+    assert partner == Principal(client_id=1)
+    anna = Actor(user_id=USER_ID, client_id=1, external_user_id="ext-anna")
+
+    def actor(required: bool = True, **ids: str) -> Actor:
+        return authenticator.actor(partner, Credentials(token="partner", **ids), user_required=required)
+
+    assert actor(external_user_id="ext-anna") == anna
+    assert actor(user_id=USER_ID) == anna
+    assert actor(required=False) == Actor(user_id=None, client_id=1)
+    with pytest.raises(BadRequest, match="user identification required"):
+        actor()
+    with pytest.raises(AmbiguousUser):
+        actor(user_id=USER_ID, external_user_id="ext-anna")
+    for ids in ({"external_user_id": "ext-ben"}, {"user_id": OTHER_USER_ID}, {"external_user_id": "nobody"}):
+        with pytest.raises(MappingNotFound):
+            actor(**ids)
 
 
 def _code(purpose: CodePurpose = CodePurpose.CONFIRM_EMAIL, code: str = "12345678") -> AccountCode:

@@ -35,6 +35,7 @@ from booking_core.memory import (
 )
 from booking_core.paging import Page
 from booking_core.payments import PaymentStatus
+from booking_core.ports import IdempotentRequest
 from booking_core.usecases import (
     account_codes,
     auth,
@@ -449,13 +450,32 @@ def test_operator_transitions(deps: Deps, clock: FixedClock) -> None:
 def test_idempotency_replays_and_conflicts(deps: Deps) -> None:
     assert idempotency.replay(deps, "s", "k", "h1") is None
     with deps.uow() as uow:
-        idempotency.remember_in(uow, "s", "k", "h1", 201, b"{}", deps.clock.now())
+        request = IdempotentRequest(scope="s", key="k", request_hash="h1", answer=lambda body: (201, body))
+        idempotency.remember_in(uow, request, b"{}", deps.clock.now())
         uow.commit()
     record = idempotency.replay(deps, "s", "k", "h1")
     assert record is not None
     assert record.status_code == 201
     with pytest.raises(IdempotencyConflict):
         idempotency.replay(deps, "s", "k", "h2")
+
+
+def test_a_booking_stores_its_idempotent_answer_in_its_own_transaction(deps: Deps) -> None:
+    anna = user_actor(deps)
+
+    def request(key: str) -> IdempotentRequest[bookings.BookingView]:
+        return IdempotentRequest(
+            scope="s", key=key, request_hash="h", answer=lambda view: (201, view.booking.id.encode())
+        )
+
+    cmd = bookings.NewBooking(resource_id=1, start=at(4, 10), end=at(4, 11))
+    view = bookings.create_booking(deps, anna, cmd, idempotency=request("first"))
+    stored = idempotency.replay(deps, "s", "first", "h")
+    assert stored is not None
+    assert (stored.status_code, stored.body) == (201, view.booking.id.encode())
+    with pytest.raises(SlotUnavailable):  # refused: neither a booking nor an answer is stored
+        bookings.create_booking(deps, anna, cmd, idempotency=request("second"))
+    assert idempotency.replay(deps, "s", "second", "h") is None
 
 
 def test_racing_bookings_one_wins(deps: Deps) -> None:

@@ -2,7 +2,7 @@
 
 from booking_core.ports.account_codes import AccountCodes
 from booking_core.ports.currencies import Currencies
-from booking_core.ports.idempotency import IdempotencyRecord, IdempotencyRecords
+from booking_core.ports.idempotency import IdempotencyRecord, IdempotencyRecords, IdempotentRequest
 from booking_core.ports.mail import Mailer, OutboxQueue
 from booking_core.ports.payouts import PayoutFiles
 from booking_core.ports.reads import AvailabilityReads, CatalogRevision, DataVersion, DataVersions
@@ -49,6 +49,7 @@ __all__ = [
     "IdGenerator",
     "IdempotencyRecord",
     "IdempotencyRecords",
+    "IdempotentRequest",
     "Mailer",
     "Outbox",
     "OutboxMessage",

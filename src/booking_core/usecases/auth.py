@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from booking_core import account_codes
 from booking_core.account_codes import CodePurpose
 from booking_core.accounts import Actor, Language, Principal, User
 from booking_core.errors import (
+    AmbiguousUser,
     BadRequest,
     EmailNotConfirmed,
     MappingNotFound,
@@ -154,21 +153,6 @@ def logout(deps: Deps, token: str) -> None:
         uow.commit()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TokenCaller:
-    """A caller known so far only by its API token and user headers.
-
-    A use case that accepts one authenticates it inside its own unit of work (one statement on the
-    connection it holds anyway) instead of in a unit of work of its own beforehand. ``on_identified``
-    learns the principal as soon as the token is found valid, before anything else can fail.
-    """
-
-    token: str
-    user_id: str | None = None
-    external_user_id: str | None = None
-    on_identified: Callable[[Principal], None] | None = None
-
-
 def authenticate(deps: Deps, token: str | None, *, unconfirmed_ok: bool = False) -> Principal:
     """The principal behind ``token``; raises NotAuthenticated when missing or unknown.
 
@@ -191,18 +175,6 @@ def principal_in(uow: UnitOfWork, token: str, *, unconfirmed_ok: bool = False) -
     return principal
 
 
-def identify(uow: UnitOfWork, caller: Actor | TokenCaller) -> Actor:
-    """The actor of a use case that accepts a :class:`TokenCaller`; an Actor is taken as it is."""
-    if isinstance(caller, Actor):
-        return caller
-    principal = principal_in(uow, caller.token)
-    if caller.on_identified is not None:
-        caller.on_identified(principal)
-    return actor_in(
-        uow, principal, user_id=caller.user_id, external_user_id=caller.external_user_id, required=True
-    )
-
-
 def resolve_actor(
     deps: Deps,
     principal: Principal,
@@ -214,8 +186,8 @@ def resolve_actor(
     """Who the request acts for.
 
     A user token acts for its user. A client token acts for the user named by exactly one of
-    ``X-User-ID``/``X-User-External-ID``, who must be mapped to the client; without a header it
-    acts for the client as a whole, which only listings accept (``required=False``).
+    ``user_id`` (ours) and ``external_user_id`` (the client's), who must be mapped to the client;
+    naming neither, it acts for the client as a whole, which only listings accept (``required=False``).
     """
     if principal.client_id is None:
         return Actor(user_id=principal.user_id)  # no lookup, so no unit of work
@@ -235,7 +207,7 @@ def actor_in(
     if principal.client_id is None:
         return Actor(user_id=principal.user_id)
     if user_id and external_user_id:
-        raise BadRequest("send exactly one of X-User-ID or X-User-External-ID")
+        raise AmbiguousUser()
     if not user_id and not external_user_id:
         if required:
             raise BadRequest("user identification required")

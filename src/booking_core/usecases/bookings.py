@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -20,14 +19,14 @@ from booking_core.errors import (
 )
 from booking_core.lifecycle import CancelRequest, Circumstances, Event, Outcome, decide
 from booking_core.paging import Page, Paged, fetch_page
-from booking_core.ports import BookingQuery, UnitOfWork
+from booking_core.ports import BookingQuery, IdempotentRequest, UnitOfWork
 from booking_core.pricing import quote
 from booking_core.rules import validate_against_bookings, validate_request
 from booking_core.timerange import TimeRange
-from booking_core.usecases.auth import TokenCaller, identify
 from booking_core.usecases.browse import current_demand, load_available, resolve_resource_id
 from booking_core.usecases.changes import circumstances, kept_payment, store_change
 from booking_core.usecases.deps import Deps
+from booking_core.usecases.idempotency import remember_in
 from booking_core.usecases.refunds import send_refunds
 from booking_core.usecases.retry import retried
 from booking_core.usecases.views import BookingView, booking_view, booking_views, can_act, can_see
@@ -110,28 +109,21 @@ def refuse_beyond_unpaid_limit(uow: UnitOfWork, user_id: str, now: datetime, lim
 
 @retried
 def create_booking(
-    deps: Deps,
-    caller: Actor | TokenCaller,
-    cmd: NewBooking,
-    *,
-    record: Callable[[UnitOfWork, BookingView], None] | None = None,
+    deps: Deps, actor: Actor, cmd: NewBooking, *, idempotency: IdempotentRequest[BookingView] | None = None
 ) -> BookingView:
-    """Validate and store a pending booking that holds its slot for ``deps.hold_minutes``.
+    """Validate and store a pending booking for ``actor`` that holds its slot for ``deps.hold_minutes``.
 
-    ``caller`` is the actor, or a token to authenticate first, in this transaction (one statement
-    instead of a unit of work of its own). A user at the limit of unpaid bookings is refused
-    (:func:`refuse_beyond_unpaid_limit`). Two bookings of one resource whose times overlap never
-    both commit: the check below and, behind it, the storage's overlap constraint. Only the gap rule
-    reads the bookings *next to* this one, so only where it is on are concurrent requests for the
-    resource checked one after another (see :func:`serializes_bookings`). ``record`` runs in the
-    same transaction just before it commits (the caller's idempotency record, say), so it is stored
-    exactly when the booking is.
+    A user at the limit of unpaid bookings is refused (:func:`refuse_beyond_unpaid_limit`). Two
+    bookings of one resource whose times overlap never both commit: the check below and, behind it,
+    the storage's overlap constraint. Only the gap rule reads the bookings *next to* this one, so only
+    where it is on are concurrent requests for the resource checked one after another (see
+    :func:`serializes_bookings`). With ``idempotency`` its answer is stored in the same transaction,
+    so it is durable exactly when the booking is.
     """
+    if actor.user_id is None:
+        raise BadRequest("user identification required")
     now = deps.clock.now()
     with deps.uow() as uow:
-        actor = identify(uow, caller)
-        if actor.user_id is None:
-            raise BadRequest("user identification required")
         rid = resolve_resource_id(uow, cmd.resource_id, cmd.resource_external_id, actor.client_id)
         resource = load_available(uow, rid)
         refuse_beyond_unpaid_limit(uow, actor.user_id, now, deps.max_unpaid_per_user)
@@ -186,8 +178,7 @@ def create_booking(
             external_user_id=actor.external_user_id,
             now=now,
         )
-        if record is not None:
-            record(uow, view)
+        remember_in(uow, idempotency, view, now)
         uow.commit()
     return view
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime
+from typing import TypeVar
 
 from booking_core.errors import IdempotencyConflict
-from booking_core.ports import IdempotencyRecord, UnitOfWork
+from booking_core.ports import IdempotencyRecord, IdempotentRequest, UnitOfWork
 from booking_core.usecases.deps import Deps
+
+R = TypeVar("R")
 
 
 def request_fingerprint(method: str, path: str, body: bytes) -> str:
@@ -24,17 +27,19 @@ def replay(deps: Deps, scope: str, key: str, request_hash: str) -> IdempotencyRe
     return record
 
 
-def remember_in(
-    uow: UnitOfWork, scope: str, key: str, request_hash: str, status_code: int, body: bytes, now: datetime
-) -> None:
-    """Store the first response in the caller's transaction, so that it is durable exactly when the
-    work it answers is. A concurrent request with the same key then fails that transaction on the
-    storage's unique key, and the caller replays the winner's response instead."""
+def remember_in(uow: UnitOfWork, request: IdempotentRequest[R] | None, result: R, now: datetime) -> None:
+    """Store the first answer to ``request`` (if it was sent with a key) in the caller's transaction,
+    so that it is durable exactly when the work it answers is. A concurrent request with the same key
+    then fails that transaction on the storage's unique key, and its caller replays the winner's
+    answer instead."""
+    if request is None:
+        return
+    status_code, body = request.answer(result)
     uow.idempotency.add(
         IdempotencyRecord(
-            scope=scope,
-            key=key,
-            request_hash=request_hash,
+            scope=request.scope,
+            key=request.key,
+            request_hash=request.request_hash,
             status_code=status_code,
             body=body,
             created_at=now,

@@ -12,11 +12,12 @@ from booking_core.accounts import Actor
 from booking_core.booking import Booking
 from booking_core.lifecycle import Event, Outcome, decide, require_payable
 from booking_core.payments import Payment, PaymentStatus, intent_key
-from booking_core.ports import UnitOfWork
+from booking_core.ports import IdempotentRequest, UnitOfWork
 from booking_core.rules import accepts_late_payment
 from booking_core.usecases.bookings import checked_span, expire_stale_holds, owned
 from booking_core.usecases.changes import circumstances, store_change
 from booking_core.usecases.deps import Deps
+from booking_core.usecases.idempotency import remember_in
 from booking_core.usecases.refunds import send_refunds
 from booking_core.usecases.retry import retried
 
@@ -82,14 +83,14 @@ def create_payment_intent(
     actor: Actor,
     booking_id: str,
     *,
-    record: Callable[[UnitOfWork, PaymentIntentView], None] | None = None,
+    idempotency: IdempotentRequest[PaymentIntentView] | None = None,
 ) -> PaymentIntentView:
     """Open a provider intent for the caller's pending booking, or return the one still open.
 
     The booking is locked meanwhile, so concurrent calls return the same intent. The provider is
     asked whether the open intent is still open; one it cancelled is replaced. When the provider
-    fails, nothing is stored (PaymentProviderError). ``record`` runs in the same transaction just
-    before it commits (see ``create_booking``).
+    fails, nothing is stored (PaymentProviderError). With ``idempotency`` its answer is stored in
+    the same transaction (:func:`~booking_core.usecases.idempotency.remember_in`).
     """
     now = deps.clock.now()
     with deps.uow() as uow:
@@ -102,8 +103,7 @@ def create_payment_intent(
         view = PaymentIntentView(
             payment=payment, publishable_key=deps.payments.publishable_key, provider_account_id=account
         )
-        if record is not None:
-            record(uow, view)
+        remember_in(uow, idempotency, view, now)
         uow.commit()
     return view
 

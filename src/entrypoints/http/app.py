@@ -8,9 +8,11 @@ from litestar import Litestar, Router
 from litestar.datastructures import State
 from litestar.di import Provide
 
+from adapters.identity import TokenAuthenticator
 from booking_core.limits import MAX_BODY_BYTES
 from booking_core.ports import DataVersions
 from booking_core.usecases.deps import Deps
+from entrypoints.http.auth import AUTHENTICATOR_STATE
 from entrypoints.http.availability_cache import ANSWERS_STATE, AvailabilityAnswers, ThreadedVersions
 from entrypoints.http.errors import handle_exception
 from entrypoints.http.hashing import HASHING_STATE, HashingPool
@@ -103,6 +105,7 @@ def _state(services: AppServices, answers: AvailabilityAnswers, limit: RateLimit
     return State(
         {
             "deps": services.deps,
+            AUTHENTICATOR_STATE: TokenAuthenticator(services.deps.read),
             "ping": services.ping,
             "webhook_secret": services.settings.stripe_webhook_secret,
             RATE_LIMIT_STATE: limit,

@@ -1,8 +1,12 @@
 """Who is calling: ``Authorization: Token <t>`` and the client-mode user headers.
 
-Guards authenticate before the body is read, so an anonymous request is answered 401 whatever it
-sends. The principal is kept in the request's state, where the dependencies below and the exception
-handler (client-mode error shapes) find it.
+The web side of the :class:`~booking_core.ports.identity.Authenticator` port: the headers become
+:class:`Credentials`, and what the port answers becomes the request's own bookkeeping. Guards
+authenticate every request before its body is read, so a bad token gets 401 whatever else is wrong
+with the request. Once the token is found valid the guard keeps its principal in the request's
+state (for the handlers and the exception handler's client-mode error shapes) and has the rate
+limit count the request on the token's key. Whom the request acts for is worked out by the handler
+(:func:`acting_user`, in its worker thread: a client's user is looked up).
 """
 
 from __future__ import annotations
@@ -16,19 +20,19 @@ from litestar.handlers import BaseRouteHandler
 from booking_core.accounts import Actor, Principal
 from booking_core.errors import NotAuthenticated, PermissionDenied, ValidationFailed
 from booking_core.limits import CONTROL_CHARACTERS, MAX_EXTERNAL_ID, control_character
-from booking_core.usecases.auth import TokenCaller, authenticate, resolve_actor
+from booking_core.ports.identity import Authenticator, Credentials
 from booking_core.usecases.deps import Deps
-from entrypoints.http.ratelimit import count_valid_token, counted_on_token
+from entrypoints.http.ratelimit import count_valid_token
 
+#: Application state key of the :class:`Authenticator`.
+AUTHENTICATOR_STATE = "authenticator"
 _PRINCIPAL = "principal"
 _TOKEN = "token"  # noqa: S105 - a state key, not a credential
-_UNCHECKED = "token_unchecked"
-#: Route ``opt`` key: the handler checks the token itself, inside its use case's transaction.
-CHECKS_TOKEN_ITSELF = "checks_token_itself"  # noqa: S105 - an option name, not a credential
 #: Route ``opt`` key: the token of a user who has not confirmed their email yet may call it (logout).
 ALLOWS_UNCONFIRMED = "allows_unconfirmed"
 USER_ID_HEADER = "X-User-ID"
 EXTERNAL_USER_ID_HEADER = "X-User-External-ID"
+NOT_PROVIDED = "Authentication credentials were not provided."
 
 
 def token_from_header(value: str | None) -> str | None:
@@ -52,20 +56,26 @@ def deps_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Deps:
     return deps
 
 
-def _identified(connection: ASGIConnection[Any, Any, Any, Any], token: str, principal: Principal) -> None:
-    """Remember who the request's valid token belongs to."""
-    connection.state[_PRINCIPAL] = principal
-    connection.state[_TOKEN] = token
+def authenticator_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Authenticator:
+    """The application's :class:`Authenticator`."""
+    authenticator: Authenticator = connection.app.state[AUTHENTICATOR_STATE]
+    return authenticator
 
 
 async def _authenticate(
     connection: ASGIConnection[Any, Any, Any, Any], *, required: bool, unconfirmed_ok: bool = False
 ) -> None:
     token = token_from_header(connection.headers.get("authorization"))
-    if token is None and not required:
+    if token is None:
+        if required:
+            raise NotAuthenticated(NOT_PROVIDED)
         return
-    principal = await sync_to_thread(authenticate, deps_of(connection), token, unconfirmed_ok=unconfirmed_ok)
-    _identified(connection, token or "", principal)
+    authenticator = authenticator_of(connection)
+    principal = await sync_to_thread(
+        authenticator.principal, Credentials(token=token), unconfirmed_ok=unconfirmed_ok
+    )
+    connection.state[_PRINCIPAL] = principal
+    connection.state[_TOKEN] = token
     await count_valid_token(connection)  # the rate limit counted it on the address until now
 
 
@@ -77,23 +87,10 @@ async def optional_token(connection: ASGIConnection[Any, Any, Any, Any], _: Base
 async def token_required(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
     """Guard: a valid user or client token (401 otherwise).
 
-    A handler marked with ``CHECKS_TOKEN_ITSELF`` gets the token unchecked: its use case looks it up
-    in its own transaction, which saves a connection and a thread hand-off. Until the token is found
-    valid, any error response checks it first (``errors.handle_exception``), so a bad token still
-    gets 401 whatever else is wrong with the request. A token the rate limit has not counted on its
-    own key yet is checked here all the same, so that it is counted before the handler runs. The
-    token of a user whose email is not confirmed gets 403, except on a handler marked with
+    The token of a user whose email is not confirmed gets 403, except on a handler marked with
     ``ALLOWS_UNCONFIRMED``.
     """
-    if not handler.opt.get(CHECKS_TOKEN_ITSELF) or not counted_on_token(connection):
-        unconfirmed_ok = bool(handler.opt.get(ALLOWS_UNCONFIRMED))
-        await _authenticate(connection, required=True, unconfirmed_ok=unconfirmed_ok)
-        return
-    token = token_from_header(connection.headers.get("authorization"))
-    if token is None:
-        raise NotAuthenticated("Authentication credentials were not provided.")
-    connection.state[_TOKEN] = token
-    connection.state[_UNCHECKED] = True
+    await _authenticate(connection, required=True, unconfirmed_ok=bool(handler.opt.get(ALLOWS_UNCONFIRMED)))
 
 
 async def client_token_required(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
@@ -119,7 +116,7 @@ def provide_principal(request: Request[Any, Any, Any]) -> Principal:
     """The caller of a request behind one of the token guards (401 when there is none)."""
     principal = principal_of(request)
     if principal is None:
-        raise NotAuthenticated("Authentication credentials were not provided.")
+        raise NotAuthenticated(NOT_PROVIDED)
     return principal
 
 
@@ -127,56 +124,21 @@ def provide_token(request: Request[Any, Any, Any]) -> str:
     """The token the request was authenticated with (401 when there is none)."""
     token: str | None = request.state.get(_TOKEN)
     if token is None:
-        raise NotAuthenticated("Authentication credentials were not provided.")
+        raise NotAuthenticated(NOT_PROVIDED)
     return token
 
 
-def token_unchecked(connection: ASGIConnection[Any, Any, Any, Any]) -> bool:
-    """True while the request's token has not been looked up yet (see ``token_required``)."""
-    return bool(connection.state.get(_UNCHECKED)) and principal_of(connection) is None
-
-
-def settle_token_check(connection: ASGIConnection[Any, Any, Any, Any]) -> None:
-    """Note that the request's token check is over (found valid, refused, or impossible)."""
-    connection.state[_UNCHECKED] = False
-
-
-def check_token(request: Request[Any, Any, Any], deps: Deps) -> Principal:
-    """Look the request's token up now (in a worker thread) and remember its principal."""
-    principal = principal_of(request)
-    if principal is None:
-        token = request.state.get(_TOKEN)
-        principal = authenticate(deps, token)
-        _identified(request, token, principal)
-    return principal
-
-
-def token_caller(request: Request[Any, Any, Any]) -> TokenCaller:
-    """The caller for a use case that authenticates the token in its own transaction."""
-    token: str = request.state[_TOKEN]
-    user_id, external_user_id = user_headers(request)
-    return TokenCaller(
-        token=token,
-        user_id=user_id,
-        external_user_id=external_user_id,
-        on_identified=lambda principal: _identified(request, token, principal),
-    )
-
-
-def acting_user(request: Request[Any, Any, Any], deps: Deps, *, required: bool = True) -> Actor:
-    """The user a request acts for; call it from the handler's worker thread (a client's lookup reads).
+def acting_user(request: Request[Any, Any, Any], *, required: bool = True) -> Actor:
+    """The user a request acts for; call it from the handler's worker thread (a client's user is read).
 
     A user token acts for its user. A client names one with a user header; ``required=False`` (reads)
     lets a client without a header see all of its own bookings.
     """
     user_id, external_user_id = user_headers(request)
-    return resolve_actor(  # a user token acts for its user without a lookup
-        deps,
-        provide_principal(request),
-        user_id=user_id,
-        external_user_id=external_user_id,
-        required=required,
+    credentials = Credentials(
+        token=provide_token(request), user_id=user_id, external_user_id=external_user_id
     )
+    return authenticator_of(request).actor(provide_principal(request), credentials, user_required=required)
 
 
 def user_headers(request: Request[Any, Any, Any]) -> tuple[str | None, str | None]:

@@ -3,17 +3,17 @@
 Domain errors map to the statuses and bodies of the interface (section 7) and the contract (section 4);
 Litestar's own errors (bad JSON, wrong types, unknown routes, oversized bodies, rate limit) become 4xx
 JSON bodies in the same shapes. Anything else is a 500 with a generic body; the traceback goes to the
-log only.
+log only. Mapping an error does no I/O: the guards have checked the token before anything else could
+fail (``auth``).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from litestar import MediaType, Request, Response
-from litestar.concurrency import sync_to_thread
 from litestar.exceptions import (
     HTTPException,
     MethodNotAllowedException,
@@ -22,9 +22,9 @@ from litestar.exceptions import (
     ValidationException,
 )
 from litestar.exceptions.http_exceptions import RequestEntityTooLarge
-from litestar.types import Receive, Scope, Send
 
 from booking_core.errors import (
+    AmbiguousUser,
     BadRequest,
     DomainError,
     EmailNotConfirmed,
@@ -40,19 +40,14 @@ from booking_core.errors import (
     TooManyUnpaid,
     ValidationFailed,
 )
-from entrypoints.http.auth import (
-    check_token,
-    deps_of,
-    is_client_request,
-    settle_token_check,
-    token_unchecked,
-)
+from entrypoints.http.auth import EXTERNAL_USER_ID_HEADER, USER_ID_HEADER, is_client_request
 from entrypoints.http.validation import field_errors, names_nothing, query_error
 
 log = logging.getLogger(__name__)
 
 PERMISSION_DENIED = "You do not have permission to perform this action."
 NOT_FOUND = "Not found."
+AMBIGUOUS_USER = f"send exactly one of {USER_ID_HEADER} or {EXTERNAL_USER_ID_HEADER}"
 
 Body = Mapping[str, Any]
 
@@ -76,6 +71,8 @@ def _domain(request: Request[Any, Any, Any], exc: DomainError) -> tuple[int, Bod
             return 400, {"error": exc.message}
         case ValidationFailed():
             return 400, {k: list(v) for k, v in exc.errors.items()}
+        case AmbiguousUser():
+            return 400, {"error": AMBIGUOUS_USER}
         case BadRequest():
             return 400, {"error": exc.message}
         case IdempotencyConflict():
@@ -119,8 +116,6 @@ def _http(exc: HTTPException) -> tuple[int, Body, dict[str, str]]:
 
 def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     """The application's only exception handler."""
-    if token_unchecked(request) and not isinstance(exc, NotAuthenticated):
-        return _AfterTokenCheck(exc)
     headers: dict[str, str] = {}
     if isinstance(exc, DomainError):
         status, body = _domain(request, exc)
@@ -132,30 +127,3 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
         log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
         status, body = 500, {"error": "internal server error"}
     return Response(content=body, status_code=status, headers=headers, media_type=MediaType.JSON)
-
-
-class _AfterTokenCheck(Response[None]):
-    """The error response of a request whose token was not looked up yet: 401 if the token is bad.
-
-    The lookup reads the database, so it runs in a worker thread when the response is sent; an
-    exception handler itself cannot wait.
-    """
-
-    def __init__(self, exc: Exception) -> None:
-        super().__init__(content=None)
-        self._exc = exc
-
-    def to_asgi_response(  # type: ignore[override]
-        self, app: Any, request: Request[Any, Any, Any], **options: Any
-    ) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
-        async def respond(scope: Scope, receive: Receive, send: Send) -> None:
-            exc = self._exc
-            try:
-                await sync_to_thread(check_token, request, deps_of(request))
-            except DomainError as refused:  # a bad token, or a database that does not answer
-                exc = refused
-            settle_token_check(request)  # answered below, whatever the outcome: never checked twice
-            response = handle_exception(request, exc)
-            await response.to_asgi_response(app, request, **options)(scope, receive, send)
-
-        return respond

@@ -21,15 +21,13 @@ from litestar import MediaType, Response
 
 from booking_core.accounts import Actor, Principal
 from booking_core.errors import DomainError
-from booking_core.ports import IdempotencyRecord, UnitOfWork
+from booking_core.ports import IdempotencyRecord, IdempotentRequest
 from booking_core.usecases.deps import Deps
-from booking_core.usecases.idempotency import remember_in, replay, request_fingerprint
+from booking_core.usecases.idempotency import replay, request_fingerprint
 
 REPLAYED_HEADER = "Idempotent-Replayed"
 
 V = TypeVar("V")
-#: What a use case calls, inside its transaction and before committing, with its result.
-Recorder = Callable[[UnitOfWork, V], None]
 
 
 def idempotent(
@@ -40,13 +38,14 @@ def idempotent(
     actor: Actor,
     endpoint: str,
     body: msgspec.Struct | None,
-    run: Callable[[Recorder[V] | None], V],
+    run: Callable[[IdempotentRequest[V] | None], V],
     render: Callable[[V], tuple[int, msgspec.Struct]],
 ) -> Response[bytes]:
     """Run the use case once per (caller, endpoint, key); replay its stored response on a retry.
 
-    ``run`` calls the use case, passing on the recorder it is given (None without a key);
-    ``render`` turns the use case's result into the status and body of the response.
+    ``run`` calls the use case with the :class:`IdempotentRequest` it is given (None without a key),
+    which stores the answer in the use case's transaction; ``render`` turns the use case's result
+    into the status and body of the response.
     """
     if key is None:
         return json_response(*render(run(None)))
@@ -56,24 +55,19 @@ def idempotent(
     record = replay(deps, scope, key, fingerprint)
     if record is not None:
         return _replayed(record)
-    sent: list[tuple[int, bytes]] = []
 
-    def remember(uow: UnitOfWork, result: V) -> None:
-        status, answer = render(result)
-        encoded = msgspec.json.encode(answer)
-        remember_in(uow, scope, key, fingerprint, status, encoded, deps.clock.now())
-        sent.append((status, encoded))
+    def answer(result: V) -> tuple[int, bytes]:
+        status, struct = render(result)
+        return status, msgspec.json.encode(struct)
 
     try:
-        result = run(remember)
+        result = run(IdempotentRequest(scope=scope, key=key, request_hash=fingerprint, answer=answer))
     except DomainError:
         record = replay(deps, scope, key, fingerprint)
         if record is not None:  # a concurrent request with this key won: answer as it did
             return _replayed(record)
         raise
-    if sent:
-        return _json(*sent[-1])
-    return json_response(*render(result))  # the use case stored nothing to remember
+    return _json(*answer(result))
 
 
 def json_response(status: int, answer: msgspec.Struct) -> Response[bytes]:

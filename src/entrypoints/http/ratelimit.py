@@ -113,11 +113,6 @@ async def count_valid_token(connection: ASGIConnection[Any, Any, Any, Any]) -> N
     await rate_limit(connection).count_valid_token(connection.scope)
 
 
-def counted_on_token(connection: ASGIConnection[Any, Any, Any, Any]) -> bool:
-    """False while the request was counted on its address only, though it sent a token."""
-    return _UNCOUNTED_TOKEN not in connection.scope.get("state", {})
-
-
 async def forget_token(connection: ASGIConnection[Any, Any, Any, Any], token: str) -> None:
     """Count ``token`` on its address again from now on (it was revoked)."""
     await rate_limit(connection).counters.forget_token(token_digest(token))

@@ -1,7 +1,8 @@
 """Bookings of the caller: list, detail, create, pay and cancel (token required).
 
-The handlers run in a worker thread and work out whom a request acts for there (``acting_user``): a
-client token's user lookup then costs no hop of its own, and the only dependency is ``deps``.
+The guard has checked the token before the body is read. The handlers run in a worker thread and
+work out whom a request acts for there (``acting_user``): a client token's user lookup then costs no
+hop of its own, and the only dependency is ``deps``.
 """
 
 from __future__ import annotations
@@ -20,15 +21,8 @@ from booking_core.paging import Page
 from booking_core.usecases import bookings, payments
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.views import BookingView
-from entrypoints.http.auth import (
-    CHECKS_TOKEN_ITSELF,
-    acting_user,
-    check_token,
-    provide_principal,
-    token_caller,
-    token_required,
-)
-from entrypoints.http.idempotency import idempotent, json_response
+from entrypoints.http.auth import acting_user, provide_principal, token_required
+from entrypoints.http.idempotency import idempotent
 from entrypoints.http.openapi import (
     ANY_TOKEN,
     BOOKING_READ_ANSWERS,
@@ -58,7 +52,7 @@ def list_bookings(
     request: AnyRequest, deps: NamedDependency[Deps], limit: Limit = DEFAULT_PAGE_SIZE, offset: Offset = 0
 ) -> Response[list[BookingItem]]:
     """The user's bookings, latest start first; with a client token those made through the client."""
-    actor = acting_user(request, deps, required=False)
+    actor = acting_user(request, required=False)
     found = bookings.list_bookings(deps, actor, page=Page(limit=limit, offset=offset))
     return paged_response(request, found, BookingItem.of)
 
@@ -68,7 +62,7 @@ def list_upcoming(
     request: AnyRequest, deps: NamedDependency[Deps], limit: Limit = DEFAULT_PAGE_SIZE, offset: Offset = 0
 ) -> Response[list[BookingItem]]:
     """Like the list, only live bookings that have not started, soonest first."""
-    actor = acting_user(request, deps, required=False)
+    actor = acting_user(request, required=False)
     found = bookings.list_bookings(deps, actor, upcoming=True, page=Page(limit=limit, offset=offset))
     return paged_response(request, found, BookingItem.of)
 
@@ -78,7 +72,7 @@ def get_booking(
     request: AnyRequest, deps: NamedDependency[Deps], booking_id: FromPath[UUID]
 ) -> BookingDetail:
     """One of the caller's bookings with its payment and client; anyone else's reads as 404."""
-    actor = acting_user(request, deps, required=False)
+    actor = acting_user(request, required=False)
     return BookingDetail.of(bookings.get_booking(deps, actor, str(booking_id)))
 
 
@@ -86,12 +80,7 @@ def _created(principal: Principal, view: BookingView) -> tuple[int, BookingItem 
     return 201, ClientBookingCreated.of(view) if principal.is_client else BookingItem.of(view)
 
 
-@post(
-    "/",
-    sync_to_thread=True,
-    opt={CHECKS_TOKEN_ITSELF: True},
-    responses=IDEMPOTENT_WRITE_ANSWERS | {201: CREATED_BOOKING},
-)
+@post("/", sync_to_thread=True, responses=IDEMPOTENT_WRITE_ANSWERS | {201: CREATED_BOOKING})
 def create_booking(
     request: AnyRequest,
     deps: NamedDependency[Deps],
@@ -99,12 +88,7 @@ def create_booking(
     idempotency_key: IdempotencyKey = None,
 ) -> Response[bytes]:
     """A pending booking that holds its slot until paid (or the hold expires)."""
-    if not idempotency_key:
-        # the token is looked up in the booking's own transaction (see auth.token_required)
-        view = bookings.create_booking(deps, token_caller(request), data.command())
-        return json_response(*_created(provide_principal(request), view))
-    principal = check_token(request, deps)  # a replay is found by its caller, so that comes first
-    actor = acting_user(request, deps)
+    principal, actor = provide_principal(request), acting_user(request)
     return idempotent(
         deps,
         key=idempotency_key,
@@ -112,7 +96,7 @@ def create_booking(
         actor=actor,
         endpoint="POST /api/v1/bookings/",
         body=data,
-        run=lambda record: bookings.create_booking(deps, actor, data.command(), record=record),
+        run=lambda replayable: bookings.create_booking(deps, actor, data.command(), idempotency=replayable),
         render=lambda view: _created(principal, view),
     )
 
@@ -131,7 +115,7 @@ def create_payment_intent(
     idempotency_key: IdempotencyKey = None,
 ) -> Response[bytes]:
     """Open (or reuse) the provider's payment intent of a pending booking."""
-    principal, actor = provide_principal(request), acting_user(request, deps)
+    principal, actor = provide_principal(request), acting_user(request)
     return idempotent(
         deps,
         key=idempotency_key,
@@ -139,7 +123,9 @@ def create_payment_intent(
         actor=actor,
         endpoint=f"POST /api/v1/bookings/{booking_id}/create-payment-intent/",
         body=None,
-        run=lambda record: payments.create_payment_intent(deps, actor, str(booking_id), record=record),
+        run=lambda replayable: payments.create_payment_intent(
+            deps, actor, str(booking_id), idempotency=replayable
+        ),
         render=lambda view: (200, PaymentIntentOut.of(view)),
     )
 
@@ -152,7 +138,7 @@ def cancel_booking(
     data: JSONBody[CancelIn | None] = None,
 ) -> CancelledOut:
     """Cancel the caller's booking (a paid one is refunded)."""
-    actor = acting_user(request, deps)
+    actor = acting_user(request)
     body = data or CancelIn()
     view = bookings.cancel_booking(deps, actor, str(booking_id), reason=body.reason, notes=body.notes)
     return CancelledOut.of(view)
