@@ -15,7 +15,6 @@ from adapters.sqla.engine import read_only_engine
 from adapters.sqla.errors import translate, translated
 from adapters.sqla.repositories import (
     SqlaAccountCodes,
-    SqlaBookings,
     SqlaClients,
     SqlaCommissions,
     SqlaIdempotencyRecords,
@@ -29,6 +28,7 @@ from adapters.sqla.repositories import (
     SqlaUsers,
     SqlaVenueMappings,
 )
+from adapters.sqla.repositories.bookings import SqlaBookings, bookings_for
 from booking_core.errors import StorageUnavailable
 from booking_core.ports import (
     AccountCodes,
@@ -48,9 +48,9 @@ from booking_core.ports import (
 )
 
 _OUTBOX_NAMES = ("outbox", "outbox_queue")
-# The repositories on the session alone, by attribute name; ``resources`` also gets the shared cache.
+# The repositories on the session alone, by attribute name; ``resources`` also gets the shared cache,
+# ``bookings`` is the strategy of the engine's database.
 _ON_SESSION: dict[str, Callable[[Session], object]] = {
-    "bookings": SqlaBookings,
     "users": SqlaUsers,
     "tokens": SqlaTokens,
     "account_codes": SqlaAccountCodes,
@@ -65,7 +65,7 @@ _ON_SESSION: dict[str, Callable[[Session], object]] = {
     "outbox_queue": SqlaOutbox,
     "idempotency": SqlaIdempotencyRecords,
 }
-_REPOSITORY_NAMES = ("resources", *_ON_SESSION)
+_REPOSITORY_NAMES = ("resources", "bookings", *_ON_SESSION)
 
 
 class SqlaUnitOfWork:
@@ -103,8 +103,11 @@ class SqlaUnitOfWork:
         cache: ResourceCache | None = None,
         *,
         read_only: bool = False,
+        bookings: type[SqlaBookings] | None = None,
     ) -> None:
         self._session_factory = session_factory
+        # the engine's strategy (``factory`` chooses it once per engine; asked of the bind otherwise)
+        self._bookings = bookings or bookings_for(session_factory.kw["bind"].dialect.name)
         self._cache = cache or ResourceCache()
         self._session: Session | None = None
         self._read_only = read_only
@@ -126,7 +129,8 @@ class SqlaUnitOfWork:
         # leave the adapter), and it saves a round trip per object.
         session_factory = sessionmaker(engine, expire_on_commit=False, autoflush=True)
         shared = cache or ResourceCache()
-        return lambda: cls(session_factory, shared, read_only=read_only)
+        bookings = bookings_for(engine.dialect.name)
+        return lambda: cls(session_factory, shared, read_only=read_only, bookings=bookings)
 
     @classmethod
     def factories(cls, engine: Engine) -> tuple[Callable[[], SqlaUnitOfWork], Callable[[], SqlaUnitOfWork]]:
@@ -154,6 +158,8 @@ class SqlaUnitOfWork:
         repository: object
         if name == "resources":
             repository = SqlaResources(self.session, self._cache)
+        elif name == "bookings":
+            repository = self._bookings(self.session)
         elif (make := _ON_SESSION.get(name)) is not None:
             repository = make(self.session)
         else:

@@ -7,7 +7,6 @@ from booking_core.ports.mail import Mailer, OutboxQueue
 from booking_core.ports.payouts import PayoutFiles
 from booking_core.ports.refunds import Refunds
 from booking_core.ports.repositories import (
-    BookingCheck,
     BookingQuery,
     Bookings,
     Clients,
@@ -35,7 +34,6 @@ from booking_core.ports.unit_of_work import UnitOfWork
 
 __all__ = [
     "AccountCodes",
-    "BookingCheck",
     "BookingQuery",
     "Bookings",
     "Clients",
