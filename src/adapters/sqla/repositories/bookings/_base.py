@@ -110,7 +110,7 @@ class SqlaBookings:
         if not stored:
             if any(s.span.overlaps(booking.span) for s in blocking):  # whatever ``accept`` said
                 raise SlotUnavailable()
-            # PostgreSQL: only lapsed holds stood in the way; its constraint decides a race since
+            # on PostgreSQL only lapsed holds stood in its way (expired now); the constraint decides a race
             self.add(booking)
 
     def _expire_lapsed_holds(self, resource_id: int, now: datetime) -> None:
