@@ -16,12 +16,11 @@ from decimal import Decimal
 from typing import Any
 
 import msgspec
+from _statements import CLAIM, PRINCIPAL, booking_values
 from litestar import Litestar, Request, get, post
 from litestar.exceptions import HTTPException
 from psycopg_pool import AsyncConnectionPool
 
-from adapters.sqla.repositories.accounts import PRINCIPAL
-from adapters.sqla.repositories.bookings import ADD_UNLESS_OVERLAPPED, booking_values
 from booking_core.booking import Booking
 
 DSN = os.environ["FLOOR_DATABASE_URL"]
@@ -87,8 +86,9 @@ _PENDING = booking_values(
 async def floor_book(request: Request[Any, Any, Any], data: FloorBooking) -> dict[str, str]:
     """The booking floor: what a ``POST /api/v1/bookings/`` asks of the database and nothing else.
 
-    The service's own two statements, compiled from its repositories (the token with the catalog
-    revision, then the check with the INSERT), in one committed transaction. No rules, pricing,
+    The service's own statements, compiled from its repositories (the token with the catalog
+    revision, then the claim: the check with the INSERT; the user's lock is the service's), in one
+    committed transaction. No rules, pricing,
     unit of work or view: the price and the hold are constants. What a booking costs beyond this
     route is the service's; what this route costs is the statements' and the stack's.
     """
@@ -113,8 +113,14 @@ async def floor_book(request: Request[Any, Any, Any], data: FloorBooking) -> dic
         if found is None:
             raise HTTPException(status_code=401)
         booking["user_id"] = found[0]
-        check = {**booking, "start": data.start_datetime, "end": data.end_datetime}
-        cursor = await conn.execute(ADD_UNLESS_OVERLAPPED.sql, ADD_UNLESS_OVERLAPPED.params(check))
+        claim = {
+            **booking,
+            "start": data.start_datetime,
+            "end": data.end_datetime,
+            "now": now,
+            "holder": None,
+        }
+        cursor = await conn.execute(CLAIM.sql, CLAIM.params(claim))
         stored = any(row[1] is None for row in await cursor.fetchall())  # the INSERT's row: its id alone
     if not stored:
         raise HTTPException(status_code=409)

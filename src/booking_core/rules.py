@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from booking_core.bookable import BookingRules
 from booking_core.catalog import Resource
+from booking_core.claims import Accept, ClaimCheck, refuse_beyond_unpaid_limit
 from booking_core.errors import SlotUnavailable, ValidationFailed
 from booking_core.schedule import Window, blocked_time, expand_windows
 from booking_core.timerange import TimeRange, merge, subtract
@@ -131,6 +132,22 @@ def validate_against_bookings(
         raise SlotUnavailable()
     free = next(block for block in subtract([opening], blocked) if block.contains(span))
     _refuse(BookingRules.of(resource).gap_refusal(free, span))
+
+
+def accept_new_booking(
+    resource: Resource, span: TimeRange, opening: TimeRange, *, unpaid_limit: int
+) -> Accept:
+    """The verdict on what a claim of a new pending booking of ``span`` finds, which passed
+    :func:`validate_request` (giving ``opening``): the limit of unpaid bookings, then rules 7 and 8.
+
+    Raises as :func:`validate_booking`, and :class:`~booking_core.errors.TooManyUnpaid`.
+    """
+
+    def accept(found: ClaimCheck) -> None:
+        refuse_beyond_unpaid_limit(found, unpaid_limit)
+        validate_against_bookings(resource, span, opening, found.blocking_spans)
+
+    return accept
 
 
 def accepts_late_payment(resource: Resource, span: TimeRange, blocking: Sequence[TimeRange]) -> bool:

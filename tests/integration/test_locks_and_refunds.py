@@ -195,7 +195,7 @@ def _until_waiting(backend: Backend, count: int, at_most_s: float = 30) -> None:
 
 
 def test_a_booking_in_flight_holds_off_a_late_payments_resource_lock(db_world: Backend) -> None:
-    """A booking of a resource without the gap rule takes no lock of its own (``serializes_bookings``),
+    """A booking of a resource without the gap rule does not lock it (``Neighbourhood.serialized``),
     but its INSERT's foreign-key check holds the resource's row in KEY SHARE until it commits: a late
     payment, locking the resource first, waits for it and then sees the new booking."""
     if db_world.name == "sqlite":

@@ -47,6 +47,7 @@ from booking_core.catalog import (
     TimeSlot,
     UnavailablePeriod,
 )
+from booking_core.claims import ClaimCheck, Neighbourhood, refuse_beyond_unpaid_limit
 from booking_core.commission import Commission, CommissionStatus
 from booking_core.errors import (
     AmbiguousUser,
@@ -57,6 +58,7 @@ from booking_core.errors import (
     NotFound,
     SlotUnavailable,
     StorageUnavailable,
+    TooManyUnpaid,
     TransientConflict,
 )
 from booking_core.memory import InMemoryStore
@@ -344,7 +346,18 @@ def test_live_spans_are_the_confirmed_and_paid_bookings_only(world: Backend) -> 
     assert found == [confirmed.span, paid.span]  # by start; touching or outside spans are left out
 
 
-def test_unpaid_holds_count_a_users_pending_bookings_that_still_hold_time(world: Backend) -> None:
+def _claim_seen(uow: UnitOfWork, booking: Booking) -> ClaimCheck:
+    """Claim ``booking`` (its own span as neighbourhood), accepting whatever it finds; what it found."""
+    found: list[ClaimCheck] = []
+    uow.bookings.claim(booking, Neighbourhood(span=booking.span, serialized=False), found.append, now=NOW)
+    return found[0]
+
+
+def _accept_all(_: ClaimCheck) -> None:
+    """An ``accept`` with no rules: what a claim refuses then, the storage refuses by itself."""
+
+
+def test_a_claim_counts_a_users_pending_bookings_that_still_hold_time(world: Backend) -> None:
     live = _booking(
         "09:00", "10:00", status=BookingStatus.PENDING, hold_expires_at=NOW + timedelta(seconds=1)
     )
@@ -363,12 +376,17 @@ def test_unpaid_holds_count_a_users_pending_bookings_that_still_hold_time(world:
     )
     _add(world, live, through_client, lapsed, paid, cancelled, others)
 
-    with world.uow() as uow:
-        uow.users.lock(USER_ID)  # held until the unit of work ends; a lock of an unknown user is harmless
-        uow.users.lock("00000000-0000-4000-8000-00000000dead")
-        counts = [uow.bookings.unpaid_holds(u, NOW) for u in (USER_ID, OTHER_USER_ID, "nobody")]
+    counts = []
+    for user_id, start in ((USER_ID, "16:00"), (OTHER_USER_ID, "17:00")):
+        with world.uow() as uow:  # each claim in its own unit of work: the user's lock lasts until it ends
+            claim = _booking(
+                start, start.replace(":00", ":30"), user_id=user_id, status=BookingStatus.PENDING
+            )
+            counts.append(
+                _claim_seen(uow, replace(claim, hold_expires_at=NOW + timedelta(minutes=15))).unpaid_holds
+            )
 
-    assert counts == [2, 1, 0]
+    assert counts == [2, 1]
 
 
 def test_expired_holds_and_ended(world: Backend) -> None:
@@ -1080,6 +1098,59 @@ def _lock_check_add(uow: UnitOfWork, booking: Booking) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("serialized", [False, True])
+def test_parallel_overlapping_claims_exactly_one_wins(world: Backend, serialized: bool) -> None:
+    """Threads claiming overlapping time at once: one claim stores its booking, every other is
+    refused, whether the neighbourhood serializes them (the gap rule) or only the constraint decides."""
+
+    def attempt(uow: UnitOfWork, booking: Booking) -> str:
+        # ``accept`` takes anything: the claim itself must refuse every loser (SlotUnavailable)
+        uow.bookings.claim(
+            booking, Neighbourhood(span=booking.span, serialized=serialized), _accept_all, now=NOW
+        )
+        uow.commit()
+        return "won"
+
+    outcomes = _race(world, attempt)
+    assert outcomes.count("won") == 1
+    assert outcomes.count("refused") == THREADS - 1
+
+
+@pytest.mark.slow
+def test_parallel_claims_of_one_user_never_hold_more_unpaid_than_the_limit(world: Backend) -> None:
+    """Threads claiming free, distinct time for one user, each refused at 3 unpaid holds: exactly 3 win."""
+    limit, start = 3, threading.Barrier(THREADS)
+
+    def one(i: int) -> str:
+        hour = 8 + i % 12
+        booking = _booking(
+            _at(f"{hour:02d}:00", DAY + timedelta(days=i // 12)),
+            _at(f"{hour:02d}:30", DAY + timedelta(days=i // 12)),
+            status=BookingStatus.PENDING,
+            hold_expires_at=NOW + timedelta(minutes=15),
+        )
+
+        def accept(found: ClaimCheck) -> None:
+            refuse_beyond_unpaid_limit(found, limit)
+
+        start.wait()
+        try:
+            with world.uow() as uow:
+                uow.bookings.claim(
+                    booking, Neighbourhood(span=booking.span, serialized=False), accept, now=NOW
+                )
+                uow.commit()
+                return "won"
+        except TooManyUnpaid:
+            return "refused"
+
+    with ThreadPoolExecutor(THREADS) as pool:
+        outcomes = list(pool.map(one, range(THREADS)))
+    assert outcomes.count("won") == limit
+    assert outcomes.count("refused") == THREADS - limit
+
+
+@pytest.mark.slow
 def test_parallel_overlapping_bookings_exactly_one_wins(world: Backend) -> None:
     outcomes = _race(world, _lock_check_add)
     assert outcomes.count("won") == 1
@@ -1186,10 +1257,10 @@ def test_a_connection_lost_mid_booking_is_storage_unavailable(pg_backend: Backen
             other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
         booking = _booking("08:00", "09:00")
         with pytest.raises(StorageUnavailable):
-            uow.bookings.add_unless_overlapped(booking, booking.span, NOW)
+            _claim_seen(uow, booking)
     _add(world, _booking("10:00", "11:00"))  # the next unit of work gets a live connection
     with world.uow() as uow:
-        assert uow.bookings.booking_check(1, TimeRange(_at("10:00"), _at("11:00")), NOW).blocked != []
+        assert uow.bookings.blocked_slots(1, TimeRange(_at("10:00"), _at("11:00")), NOW) != []
 
 
 @pytest.mark.parametrize("kind", ["postgresql", "sqlite"])

@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 
 from booking_core.bookable import gap_violation
 from booking_core.catalog import Resource
+from booking_core.claims import neighbourhood
 from booking_core.errors import SlotUnavailable, ValidationFailed
 from booking_core.rules import booking_span, validate_booking
 from booking_core.schedule import expand_windows
 from booking_core.timerange import TimeRange, subtract
-from booking_core.usecases.bookings import checked_span
 from tests.unit.builders import at, closure, resource, slot, span, weekly
 
 MONDAY = dt.date(2026, 6, 1)
@@ -263,10 +263,10 @@ def _verdict(resource_: Resource, booking: TimeRange, blocking: list[TimeRange])
     minimum=st.sampled_from([30, 60, 90]),
     gap_rule=st.booleans(),
 )
-def test_bookings_outside_the_checked_span_never_change_the_verdict(
+def test_bookings_outside_the_neighbourhood_never_change_the_verdict(
     blocking: list[TimeRange], start: int, steps: int, minimum: int, gap_rule: bool
 ) -> None:
-    """Booking creation reads only the bookings that overlap ``checked_span``; that must be enough."""
+    """Booking creation reads only the bookings that overlap its ``neighbourhood``; that must be enough."""
     rules = court(
         slot("08:00", "12:00"),
         slot("13:00", "22:00"),
@@ -277,6 +277,6 @@ def test_bookings_outside_the_checked_span_never_change_the_verdict(
     booking = TimeRange(
         base + dt.timedelta(minutes=30 * start), base + dt.timedelta(minutes=30 * (start + steps))
     )
-    near = checked_span(rules, booking)
+    near = neighbourhood(rules, booking).span
     seen = [b for b in blocking if b.overlaps(near)]
     assert _verdict(rules, booking, seen) == _verdict(rules, booking, blocking)

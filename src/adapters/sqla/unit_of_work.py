@@ -15,7 +15,6 @@ from adapters.sqla.engine import read_only_engine
 from adapters.sqla.errors import translate, translated
 from adapters.sqla.repositories import (
     SqlaAccountCodes,
-    SqlaBookings,
     SqlaClients,
     SqlaCommissions,
     SqlaIdempotencyRecords,
@@ -30,6 +29,7 @@ from adapters.sqla.repositories import (
     SqlaVenueMappings,
 )
 from adapters.sqla.repositories.availability import SqlaAvailabilityReads
+from adapters.sqla.repositories.bookings import SqlaBookings, bookings_for
 from booking_core.errors import StorageUnavailable
 from booking_core.ports import (
     AccountCodes,
@@ -51,9 +51,9 @@ from booking_core.ports import (
 
 _OUTBOX_NAMES = ("outbox", "outbox_queue")
 # The repositories on the session alone, by attribute name; ``resources`` also gets the shared cache
-# and the catalog revision, ``availability`` the repositories it reads through.
+# and the catalog revision, ``availability`` the repositories it reads through, ``bookings`` is the
+# strategy of the engine's database.
 _ON_SESSION: dict[str, Callable[[Session], object]] = {
-    "bookings": SqlaBookings,
     "users": SqlaUsers,
     "tokens": SqlaTokens,
     "account_codes": SqlaAccountCodes,
@@ -68,7 +68,7 @@ _ON_SESSION: dict[str, Callable[[Session], object]] = {
     "outbox_queue": SqlaOutbox,
     "idempotency": SqlaIdempotencyRecords,
 }
-_REPOSITORY_NAMES = ("resources", "availability", *_ON_SESSION)
+_REPOSITORY_NAMES = ("resources", "availability", "bookings", *_ON_SESSION)
 
 
 class SqlaUnitOfWork:
@@ -107,8 +107,11 @@ class SqlaUnitOfWork:
         cache: ResourceCache | None = None,
         *,
         read_only: bool = False,
+        bookings: type[SqlaBookings] | None = None,
     ) -> None:
         self._session_factory = session_factory
+        # the engine's strategy (``factory`` chooses it once per engine; asked of the bind otherwise)
+        self._bookings = bookings or bookings_for(session_factory.kw["bind"].dialect.name)
         self._cache = cache or ResourceCache()
         self._session: Session | None = None
         self._revision: SqlaCatalogRevision | None = None
@@ -131,7 +134,8 @@ class SqlaUnitOfWork:
         # leave the adapter), and it saves a round trip per object.
         session_factory = sessionmaker(engine, expire_on_commit=False, autoflush=True)
         shared = cache or ResourceCache()
-        return lambda: cls(session_factory, shared, read_only=read_only)
+        bookings = bookings_for(engine.dialect.name)
+        return lambda: cls(session_factory, shared, read_only=read_only, bookings=bookings)
 
     @classmethod
     def factories(cls, engine: Engine) -> tuple[Callable[[], SqlaUnitOfWork], Callable[[], SqlaUnitOfWork]]:
@@ -162,6 +166,8 @@ class SqlaUnitOfWork:
             repository = SqlaResources(self.session, self._cache, self.catalog_revision)
         elif name == "availability":
             repository = SqlaAvailabilityReads(self.session, self.resources, self.bookings)
+        elif name == "bookings":
+            repository = self._bookings(self.session)
         elif (make := _ON_SESSION.get(name)) is not None:
             repository = make(self.session)
         else:

@@ -20,11 +20,12 @@ from booking_core.accounts import (
 from booking_core.availability import BookedSlot
 from booking_core.booking import BLOCKING_STATUSES, Booking, BookingStatus
 from booking_core.catalog import Resource, Venue
+from booking_core.claims import Accept, ClaimCheck, Neighbourhood, expired_hold
 from booking_core.commission import Commission, CommissionStatus
-from booking_core.errors import BadRequest
+from booking_core.errors import BadRequest, SlotUnavailable
 from booking_core.payments import Payment, RefundRequest
 from booking_core.payout import PayoutBatch, PayoutStatus
-from booking_core.ports import BookingCheck, BookingQuery, IdempotencyRecord, ResourceQuery
+from booking_core.ports import BookingQuery, IdempotencyRecord, ResourceQuery
 from booking_core.timerange import TimeRange
 
 
@@ -75,17 +76,23 @@ class MemoryBookings:
 
     save = add
 
-    def add_unless_overlapped(self, booking: Booking, checked: TimeRange, now: datetime) -> BookingCheck:
-        check = self.booking_check(booking.resource_id, checked, now)
+    def claim(self, booking: Booking, near: Neighbourhood, accept: Accept, *, now: datetime) -> None:
+        """Check and store in one step: the store's lock already serializes whole units of work."""
+        resource_id = booking.resource_id
+        lapsed = self.expired_holds(now, resource_id)
+        if any(b.span.overlaps(near.span) for b in lapsed):  # then all of them, as the databases do
+            for hold in lapsed:
+                if (expired := expired_hold(hold, now)) is not None:
+                    self.save(expired)
+        unpaid = self._unpaid_holds(booking.user_id, now) if booking.status is BookingStatus.PENDING else 0
+        accept(ClaimCheck(blocking=self.blocked_slots(resource_id, near.span, now), unpaid_holds=unpaid))
         overlapped = any(
-            b.resource_id == booking.resource_id
-            and b.status in BLOCKING_STATUSES
-            and b.span.overlaps(booking.span)
+            b.resource_id == resource_id and b.status in BLOCKING_STATUSES and b.span.overlaps(booking.span)
             for b in self._rows.values()
         )
-        if not overlapped:
-            self.add(booking)
-        return replace(check, stored=not overlapped)
+        if overlapped:  # what the databases' overlap constraint refuses, whatever ``accept`` said
+            raise SlotUnavailable()
+        self.add(booking)
 
     def get(self, booking_id: str) -> Booking | None:
         return self._rows.get(booking_id)
@@ -118,18 +125,12 @@ class MemoryBookings:
         )
         return sorted(found, key=lambda r: r.start)
 
-    def unpaid_holds(self, user_id: str, now: datetime) -> int:
+    def _unpaid_holds(self, user_id: str, now: datetime) -> int:
         pending = BookingStatus.PENDING
         return sum(
             1
             for b in self._rows.values()
             if b.user_id == user_id and b.status is pending and b.blocks_time(now)
-        )
-
-    def booking_check(self, resource_id: int, span: TimeRange, now: datetime) -> BookingCheck:
-        return BookingCheck(
-            blocked=self.blocked_slots(resource_id, span, now),
-            lapsed_hold_ids=[b.id for b in self.expired_holds(now, resource_id) if b.span.overlaps(span)],
         )
 
     def list(self, query: BookingQuery, *, limit: int, offset: int) -> builtins.list[Booking]:
@@ -181,9 +182,6 @@ class MemoryUsers:
 
     def add(self, user: User) -> None:
         self._rows[user.id] = user
-
-    def lock(self, user_id: str) -> None:
-        """Nothing to do: the store's lock serializes whole transactions."""
 
     def update(self, user: User) -> None:
         if user.id in self._rows:

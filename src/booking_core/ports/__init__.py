@@ -8,7 +8,6 @@ from booking_core.ports.payouts import PayoutFiles
 from booking_core.ports.reads import AvailabilityReads, CatalogRevision, DataVersion, DataVersions
 from booking_core.ports.refunds import Refunds
 from booking_core.ports.repositories import (
-    BookingCheck,
     BookingQuery,
     Bookings,
     Clients,
@@ -36,7 +35,6 @@ from booking_core.ports.unit_of_work import UnitOfWork
 __all__ = [
     "AccountCodes",
     "AvailabilityReads",
-    "BookingCheck",
     "BookingQuery",
     "Bookings",
     "CatalogRevision",

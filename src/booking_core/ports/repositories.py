@@ -20,22 +20,11 @@ from booking_core.accounts import (
 from booking_core.availability import BookedSlot
 from booking_core.booking import Booking
 from booking_core.catalog import Resource, Venue
+from booking_core.claims import Accept, Neighbourhood
 from booking_core.commission import Commission
 from booking_core.payments import Payment
 from booking_core.payout import PayoutBatch
 from booking_core.timerange import TimeRange
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BookingCheck:
-    """What a new booking of one resource is checked against (:meth:`Bookings.booking_check`).
-
-    ``stored``: whether :meth:`Bookings.add_unless_overlapped` stored the booking.
-    """
-
-    blocked: builtins.list[BookedSlot]
-    lapsed_hold_ids: builtins.list[str]
-    stored: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -91,13 +80,20 @@ class Bookings(Protocol):
     def add(self, booking: Booking) -> None:
         """Store a new booking."""
 
-    def add_unless_overlapped(self, booking: Booking, checked: TimeRange, now: datetime) -> BookingCheck:
-        """:meth:`booking_check` of ``checked`` (a span holding the booking's) and, in the same step,
-        :meth:`add` of ``booking`` unless a booking in a blocking state, a lapsed hold included,
-        overlaps it; ``stored`` tells which.
+    def claim(self, booking: Booking, near: Neighbourhood, accept: Accept, *, now: datetime) -> None:
+        """Store ``booking`` exactly when ``accept`` takes the time around it as it is at ``now``,
+        with no concurrent claim able to change that time between the check and the store.
 
-        The caller still applies its rules to the check, and abandons the unit of work when they
-        refuse, which undoes the add. One round trip instead of two where the storage has them.
+        The storage shows ``accept`` the :class:`~booking_core.claims.ClaimCheck` of ``near``: the
+        blocking claims there, and for a pending booking its user's other unpaid holds. To keep
+        that true until the unit of work ends, it locks in the order of
+        :class:`~booking_core.ports.UnitOfWork`: the user of a pending booking (so that the count
+        stays exact), then the resource where ``near.serialized`` asks for it; lapsed holds in the
+        way are expired (under the resource's lock) rather than shown. Two claims whose times overlap
+        never both commit: the storage's overlap constraint decides a race the check did not see
+        (:class:`~booking_core.errors.SlotUnavailable`). When ``accept`` raises, its error comes out
+        and the unit of work must not commit. A deadlock comes out as
+        :class:`~booking_core.errors.TransientConflict`, for the use case to run again whole.
         """
 
     def save(self, booking: Booking) -> None:
@@ -134,19 +130,6 @@ class Bookings(Protocol):
         """The time of the resource's ``confirmed`` and ``paid`` bookings overlapping ``span``, by start:
         what the demand level counts (unpaid holds do not)."""
 
-    def unpaid_holds(self, user_id: str, now: datetime) -> int:
-        """How many of the user's bookings (direct or through any client) are pending with a live
-        hold at ``now``: what the limit of unpaid bookings counts. A pending booking without a hold
-        counts too, as it blocks its time like one whose hold lasts. (Series do not exist yet; once
-        they do, a series' pending occurrences count as one.)
-        """
-
-    def booking_check(self, resource_id: int, span: TimeRange, now: datetime) -> BookingCheck:
-        """In one read, what creating a booking in ``span`` needs: ``blocked_slots`` of ``span``, and
-        the ids of the pending bookings overlapping it whose hold lapsed at or before ``now``. Those
-        no longer block, but the storage's overlap guard still counts them until they are expired.
-        """
-
     def list(self, query: BookingQuery, *, limit: int, offset: int) -> builtins.list[Booking]:
         """At most ``limit`` bookings matching ``query`` from ``offset``, in its order (ties by id)."""
 
@@ -171,11 +154,6 @@ class Users(Protocol):
 
     def add(self, user: User) -> None:
         """Store a new user."""
-
-    def lock(self, user_id: str) -> None:
-        """Hold an exclusive lock on the user until the unit of work ends, so that the user's
-        bookings are counted and added one request after another (the limit of unpaid bookings).
-        The lock order is user, then resource, then booking."""
 
     def update(self, user: User) -> None:
         """Store the changed fields of an existing user (password, confirmation...)."""

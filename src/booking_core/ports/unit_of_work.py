@@ -39,12 +39,12 @@ class UnitOfWork(Protocol):
     hold's expiry, the operator's commands, the worker's sweeps) takes its locks in this order, so
     that no two transactions ever wait on each other:
 
-    0. the booking's user, when a new booking is made (:meth:`Users.lock`): the count of the
-       user's unpaid holds must not change until the booking is stored; nothing else locks a user;
+    0. the booking's user, when a pending booking is claimed (:meth:`Bookings.claim`): the count of
+       the user's unpaid holds must not change until the booking is stored; nothing else locks a user;
     1. the booking's resource: exclusively where the decision reads the resource's other bookings
-       (:meth:`Resources.lock` when a booking is made under the gap rule or lapsed holds are in its
-       way; a provider event, whose late payment may have to find out whether its time is still
-       free), shared otherwise (any other change of an existing booking, through
+       (a claim whose neighbourhood is ``serialized`` under the gap rule, or that finds lapsed holds
+       in its way; a provider event, whose late payment may have to find out whether its time is
+       still free), shared otherwise (any other change of an existing booking, through
        :meth:`Bookings.lock_for_change`; storing a new booking holds it shared, too);
     2. the booking (:meth:`Bookings.lock_for_change`), and after it other bookings of the same
        resource (lapsed holds that are expired in passing), only while holding the resource

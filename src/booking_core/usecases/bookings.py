@@ -9,19 +9,13 @@ from decimal import Decimal
 from booking_core.accounts import Actor
 from booking_core.booking import Booking, CancellationReason
 from booking_core.catalog import Resource
-from booking_core.errors import (
-    BadRequest,
-    InvalidTransition,
-    NotFound,
-    PermissionDenied,
-    TooManyUnpaid,
-    ValidationFailed,
-)
-from booking_core.lifecycle import CancelRequest, Circumstances, Event, Outcome, decide
+from booking_core.claims import expired_hold, neighbourhood
+from booking_core.errors import BadRequest, InvalidTransition, NotFound, PermissionDenied, ValidationFailed
+from booking_core.lifecycle import CancelRequest, Event, decide
 from booking_core.paging import Page, Paged, fetch_page
 from booking_core.ports import BookingQuery, IdempotentRequest, UnitOfWork
-from booking_core.pricing import quote
-from booking_core.rules import validate_against_bookings, validate_request
+from booking_core.pricing import Quote, quote
+from booking_core.rules import accept_new_booking, validate_request
 from booking_core.timerange import TimeRange
 from booking_core.usecases.browse import current_demand, load_available, resolve_resource_id
 from booking_core.usecases.changes import circumstances, kept_payment, store_change
@@ -44,30 +38,6 @@ class NewBooking:
     notes: str = ""
 
 
-def checked_span(resource: Resource, span: TimeRange) -> TimeRange:
-    """The time whose blocking bookings decide whether ``span`` may be booked.
-
-    The overlap rule needs only ``span``. The gap rule needs the free block around it, but only
-    within the minimum booking of either end: a neighbour further away leaves a gap of at least the
-    minimum whether it is seen or not, so it cannot change the verdict.
-    """
-    if not resource.prevent_unbookable_gaps:
-        return span
-    pad = timedelta(minutes=resource.min_booking_duration_minutes)
-    return TimeRange(span.start - pad, span.end + pad)
-
-
-def serializes_bookings(resource: Resource) -> bool:
-    """Whether concurrent bookings of ``resource`` must be checked one after another.
-
-    The gap rule judges a booking by the free block around it, which a concurrent booking next to
-    it could shrink unseen, so with the rule on, a booking locks the resource for its transaction.
-    Without it only overlap matters, which the storage's constraint decides between concurrent
-    bookings by itself: they then proceed side by side.
-    """
-    return resource.prevent_unbookable_gaps
-
-
 def expire_stale_holds(
     uow: UnitOfWork, now: datetime, resource_id: int | None = None, *, keep: str | None = None
 ) -> int:
@@ -78,33 +48,10 @@ def expire_stale_holds(
     expired = 0
     for lapsed in uow.bookings.expired_holds(now, resource_id):
         booking = uow.bookings.lock_for_change(lapsed.id) if lapsed.id != keep else None
-        if booking is None:
-            continue
-        change = decide(booking, Event.HOLD_EXPIRY, Circumstances(now=now))
-        if change.outcome is Outcome.EXPIRE:
-            uow.bookings.save(change.booking)
+        if booking is not None and (changed := expired_hold(booking, now)) is not None:
+            uow.bookings.save(changed)
             expired += 1
     return expired
-
-
-def refuse_beyond_unpaid_limit(uow: UnitOfWork, user_id: str, now: datetime, limit: int) -> None:
-    """Refuse a new pending booking for a user who holds ``limit`` unpaid bookings already.
-
-    Counted are the user's pending bookings whose hold is live at ``now``, made directly or through
-    any client; one that is paid, cancelled or lapses frees its place. Every path that makes a
-    pending booking asks this, in the unit of work that stores it.
-
-    Concurrent requests of one user are counted one after another: the user is locked before the
-    count (the first lock of a booking's unit of work: user, then resource, then booking) and stays
-    locked until the new booking is committed or abandoned, so the limit holds whatever the number
-    of requests or server processes. A hold lapsing meanwhile can only lower the count.
-
-    Raises:
-        TooManyUnpaid: the user is at the limit.
-    """
-    uow.users.lock(user_id)
-    if uow.bookings.unpaid_holds(user_id, now) >= limit:
-        raise TooManyUnpaid()
 
 
 @retried
@@ -113,12 +60,11 @@ def create_booking(
 ) -> BookingView:
     """Validate and store a pending booking for ``actor`` that holds its slot for ``deps.hold_minutes``.
 
-    A user at the limit of unpaid bookings is refused (:func:`refuse_beyond_unpaid_limit`). Two
-    bookings of one resource whose times overlap never both commit: the check below and, behind it,
-    the storage's overlap constraint. Only the gap rule reads the bookings *next to* this one, so only
-    where it is on are concurrent requests for the resource checked one after another (see
-    :func:`serializes_bookings`). With ``idempotency`` its answer is stored in the same transaction,
-    so it is durable exactly when the booking is.
+    The booking claims its time (:meth:`~booking_core.ports.Bookings.claim`): the rules judge the
+    bookings around it and the user's unpaid holds as they are when it is stored, so that neither a
+    booking of its time nor an unpaid hold beyond the limit slips in between. With ``idempotency`` its
+    answer is stored in the same transaction, so it is durable exactly when the booking is. A deadlock
+    runs it all again on a fresh unit of work (``@retried``).
     """
     if actor.user_id is None:
         raise BadRequest("user identification required")
@@ -126,61 +72,75 @@ def create_booking(
     with deps.uow() as uow:
         rid = resolve_resource_id(uow, cmd.resource_id, cmd.resource_external_id, actor.client_id)
         resource = load_available(uow, rid)
-        refuse_beyond_unpaid_limit(uow, actor.user_id, now, deps.max_unpaid_per_user)
-        if serializes_bookings(resource):
-            # locked before the bookings are read, so that what is read below is what the check
-            # stands on; read again, as the catalog may have changed before the lock
-            uow.resources.lock(rid)
-            resource = load_available(uow, rid)
-        span = TimeRange(cmd.start, cmd.end) if cmd.end > cmd.start else None
-        if span is None:
-            raise ValidationFailed("End time must be after start time.", field="end_datetime")
+        span = _requested_span(cmd)
         opening = validate_request(resource, span, participant_count=cmd.participant_count, now=now)
-        demand = current_demand(uow, resource, now) if resource.dynamic_pricing.enabled else Decimal(0)
-        unit = deps.currencies.unit(resource.currency)
-        price = quote(resource, span, participants=cmd.participant_count, demand=demand, unit=unit)
-        booking = Booking(
-            id=deps.ids.new_id(),
-            reference_code=deps.ids.reference_code(),
-            resource_id=resource.id,
-            user_id=actor.user_id,
-            client_id=actor.client_id,
-            start=span.start,
-            end=span.end,
-            participant_count=cmd.participant_count,
-            price_per_unit=price.price_per_unit,
-            pricing_unit=price.pricing_unit,
-            total_price=price.total,
-            currency=resource.currency,
-            notes=cmd.notes,
-            hold_expires_at=now + timedelta(minutes=deps.hold_minutes),
-            created_at=now,
-            updated_at=now,
-        )
-        # Stored at once unless its time is taken: should a rule below refuse it, the unit of work
-        # ends without commit, and the row with it. One round trip for the check and the INSERT.
-        check = uow.bookings.add_unless_overlapped(booking, checked_span(resource, span), now)
-        if check.lapsed_hold_ids:  # rare: the worker's sweep usually got there first
-            if not serializes_bookings(resource):
-                uow.resources.lock(rid)  # the lock order of every path: resource, then its bookings
-            # all of the resource's lapsed holds, not only those in the way: the query is the same
-            expire_stale_holds(uow, now, resource.id)
-        validate_against_bookings(resource, span, opening, [b.span for b in check.blocked])
-        if not check.stored:  # only a lapsed hold stood in the way, and it is expired now
-            uow.bookings.add(booking)
-        client = uow.clients.get(actor.client_id) if actor.client_id is not None else None
-        # a new booking has no payment yet, and its resource is already at hand
-        view = BookingView(
-            booking=booking,
-            resource=resource,
-            payment=None,
-            client=client,
-            external_user_id=actor.external_user_id,
-            now=now,
-        )
+        price = _quote(deps, uow, resource, span, cmd.participant_count, now)
+        booking = _pending_booking(deps, actor.user_id, actor.client_id, resource, cmd, span, price, now)
+        terms = accept_new_booking(resource, span, opening, unpaid_limit=deps.max_unpaid_per_user)
+        uow.bookings.claim(booking, neighbourhood(resource, span), terms, now=now)
+        view = _new_booking_view(uow, actor, booking, resource, now)
         remember_in(uow, idempotency, view, now)
         uow.commit()
     return view
+
+
+def _new_booking_view(
+    uow: UnitOfWork, actor: Actor, booking: Booking, resource: Resource, now: datetime
+) -> BookingView:
+    # a new booking has no payment yet, and its resource is already at hand
+    client = uow.clients.get(actor.client_id) if actor.client_id is not None else None
+    return BookingView(
+        booking=booking,
+        resource=resource,
+        payment=None,
+        client=client,
+        external_user_id=actor.external_user_id,
+        now=now,
+    )
+
+
+def _requested_span(cmd: NewBooking) -> TimeRange:
+    if cmd.end <= cmd.start:
+        raise ValidationFailed("End time must be after start time.", field="end_datetime")
+    return TimeRange(cmd.start, cmd.end)
+
+
+def _quote(
+    deps: Deps, uow: UnitOfWork, resource: Resource, span: TimeRange, participants: int, now: datetime
+) -> Quote:
+    demand = current_demand(uow, resource, now) if resource.dynamic_pricing.enabled else Decimal(0)
+    unit = deps.currencies.unit(resource.currency)
+    return quote(resource, span, participants=participants, demand=demand, unit=unit)
+
+
+def _pending_booking(
+    deps: Deps,
+    user_id: str,
+    client_id: int | None,
+    resource: Resource,
+    cmd: NewBooking,
+    span: TimeRange,
+    price: Quote,
+    now: datetime,
+) -> Booking:
+    return Booking(
+        id=deps.ids.new_id(),
+        reference_code=deps.ids.reference_code(),
+        resource_id=resource.id,
+        user_id=user_id,
+        client_id=client_id,
+        start=span.start,
+        end=span.end,
+        participant_count=cmd.participant_count,
+        price_per_unit=price.price_per_unit,
+        pricing_unit=price.pricing_unit,
+        total_price=price.total,
+        currency=resource.currency,
+        notes=cmd.notes,
+        hold_expires_at=now + timedelta(minutes=deps.hold_minutes),
+        created_at=now,
+        updated_at=now,
+    )
 
 
 def list_bookings(

@@ -10,11 +10,12 @@ from datetime import datetime
 
 from booking_core.accounts import Actor
 from booking_core.booking import Booking
+from booking_core.claims import neighbourhood
 from booking_core.lifecycle import Event, Outcome, decide, require_payable
 from booking_core.payments import Payment, PaymentStatus, intent_key
 from booking_core.ports import IdempotentRequest, UnitOfWork
 from booking_core.rules import accepts_late_payment
-from booking_core.usecases.bookings import checked_span, expire_stale_holds, owned
+from booking_core.usecases.bookings import expire_stale_holds, owned
 from booking_core.usecases.changes import circumstances, store_change
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.idempotency import remember_in
@@ -216,7 +217,9 @@ def _time_free(uow: UnitOfWork, booking: Booking, now: datetime) -> Callable[[],
             return False
         # lapsed holds no longer block, but the storage's overlap guard counts them until expired
         expire_stale_holds(uow, now, booking.resource_id, keep=booking.id)
-        near = uow.bookings.blocked_slots(booking.resource_id, checked_span(resource, booking.span), now)
+        near = uow.bookings.blocked_slots(
+            booking.resource_id, neighbourhood(resource, booking.span).span, now
+        )
         others = [slot.span for slot in near if slot.booking_id != booking.id]
         return accepts_late_payment(resource, booking.span, others)
 

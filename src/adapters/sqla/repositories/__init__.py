@@ -2,7 +2,7 @@
 
 from adapters.sqla.repositories.account_codes import SqlaAccountCodes
 from adapters.sqla.repositories.accounts import SqlaClients, SqlaTokens, SqlaUsers
-from adapters.sqla.repositories.bookings import SqlaBookings
+from adapters.sqla.repositories.bookings import PostgresBookings, SqlaBookings, SqliteBookings
 from adapters.sqla.repositories.catalog import SqlaResources
 from adapters.sqla.repositories.commissions import SqlaCommissions
 from adapters.sqla.repositories.ledger import SqlaPayments
@@ -11,6 +11,7 @@ from adapters.sqla.repositories.messaging import SqlaIdempotencyRecords, SqlaOut
 from adapters.sqla.repositories.refunds import SqlaRefunds
 
 __all__ = [
+    "PostgresBookings",
     "SqlaAccountCodes",
     "SqlaBookings",
     "SqlaClients",
@@ -25,4 +26,5 @@ __all__ = [
     "SqlaUserMappings",
     "SqlaUsers",
     "SqlaVenueMappings",
+    "SqliteBookings",
 ]

@@ -92,12 +92,6 @@ class SqlaUsers:
         self._session.add(user_from_domain(user))
         self._session.flush()
 
-    def lock(self, user_id: str) -> None:
-        # SQLite: every write transaction began with BEGIN IMMEDIATE, which excludes other writers.
-        if self._session.get_bind().dialect.name == "sqlite":
-            return
-        self._session.connection().execute(_LOCK_USER, {"user_id": user_id})
-
     def update(self, user: User) -> None:
         row = self._session.get(UserRow, user.id)
         if row is None:
@@ -179,8 +173,3 @@ PRINCIPAL = driver.DriverStatement(
     .outerjoin(_CLIENTS, _CLIENTS.c.id == _TOKENS.c.client_id)
     .where(_TOKENS.c.token_hash == bindparam("token_hash"), _TOKENS.c.revoked_at.is_(None))
 )
-
-
-# NO KEY UPDATE: serializes the user's unpaid-hold counts, yet lets rows that merely reference the user
-# (a login's token, a booking's foreign key check) proceed meanwhile
-_LOCK_USER = select(UserRow.id).where(UserRow.id == bindparam("user_id")).with_for_update(key_share=True)
