@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
 import pytest
@@ -22,9 +22,10 @@ from booking_core.memory import (
     SequentialIds,
 )
 from booking_core.notifications import Notification
-from booking_core.outbox import MailTemplate, OutboxStatus, RetryPolicy
-from booking_core.ports import OutboxMessage
+from booking_core.outbox import EMAIL_KIND, MailTemplate, OutboxEntry, OutboxStatus, RetryPolicy
+from booking_core.ports import OutboxMessage, UnitOfWork
 from booking_core.usecases.deps import Deps
+from booking_core.usecases.email_notifier import EmailNotifier, email_only
 from booking_core.usecases.outbox import (
     DispatchResult,
     dispatch_outbox,
@@ -75,7 +76,7 @@ def paid(deps: Deps) -> str:
 
 
 def _dispatch(deps: Deps, mailer: FakeMailer) -> tuple[int, int, int, int]:
-    result = dispatch_outbox(deps, mailer, policy=POLICY, jitter=lambda: 0.5)
+    result = dispatch_outbox(deps, email_only(mailer), policy=POLICY, jitter=lambda: 0.5)
     return result.sent, result.skipped, result.retrying, result.failed
 
 
@@ -226,8 +227,8 @@ def test_a_batch_that_outlasts_its_lease_stays_with_its_worker(deps: Deps, clock
     # four sends of four minutes under a lease of ten: from the second on, the worker finds less
     # than three quarters of the lease left and renews its holds first, so the other worker, which
     # comes by during every send, never finds a message whose lease has run out
-    slow = SlowMailer(clock, 4, lambda: dispatch_outbox(deps, other, policy=LEASE))
-    result = dispatch_outbox(deps, slow, policy=LEASE)
+    slow = SlowMailer(clock, 4, lambda: dispatch_outbox(deps, email_only(other), policy=LEASE))
+    result = dispatch_outbox(deps, email_only(slow), policy=LEASE)
     assert _each_once(slow, other) == []
     assert (len(slow.sent), len(other.sent), result.sent, result.lost) == (4, 0, 4, 0)
     assert outbox_counts(deps)[OutboxStatus.SENT] == 4
@@ -240,12 +241,81 @@ def test_a_worker_that_stalled_past_its_lease_leaves_the_rest_of_its_batch(
     other = FakeMailer()
     passes: list[DispatchResult] = []
     # the first send stalls for longer than the lease: the other worker takes over the whole batch
-    stalled = SlowMailer(clock, 11, lambda: passes.append(dispatch_outbox(deps, other, policy=LEASE)))
-    result = dispatch_outbox(deps, stalled, policy=LEASE)
+    stalled = SlowMailer(
+        clock, 11, lambda: passes.append(dispatch_outbox(deps, email_only(other), policy=LEASE))
+    )
+    result = dispatch_outbox(deps, email_only(stalled), policy=LEASE)
     assert len(stalled.sent) == 1  # the one it was sending; the rest it no longer held
     assert (result.sent, result.lost) == (1, 3)
     assert [p.sent for p in passes] == [4]
     assert outbox_counts(deps)[OutboxStatus.SENT] == 4
+
+
+# --------------------------------------------------------------------------- channels and secrets
+
+
+@dataclass
+class RecordingNotifier:
+    """A channel of its own (text messages, say): what a new channel adds, and nothing else."""
+
+    sent: list[tuple[str, dict[str, object]]] = field(default_factory=list)
+
+    def delivery_id(self, outbox_id: str) -> str:
+        return f"sms-{outbox_id}"
+
+    def deliver(self, entry: OutboxEntry, *, delivery_id: str, read: Callable[[], UnitOfWork]) -> str | None:
+        with read() as uow:  # a channel resolves what the payload names, like e-mail does
+            assert uow.users.get(str(entry.payload["user_id"])) is not None
+        self.sent.append((delivery_id, dict(entry.payload)))
+        return None
+
+
+def test_each_message_goes_through_the_notifier_of_its_kind(deps: Deps, paid: str) -> None:
+    anna = user_actor(deps, "sms@example.com")
+    with deps.uow() as uow:
+        text = OutboxMessage(id="t-1", kind="sms", payload={"user_id": anna.user_id}, created_at=NOW)
+        uow.outbox.add(text)
+        uow.commit()
+    mailer, texts = FakeMailer(), RecordingNotifier()
+    result = dispatch_outbox(deps, {EMAIL_KIND: EmailNotifier(mailer), "sms": texts}, policy=POLICY)
+    assert (result.sent, result.failed) == (3, 0)
+    assert texts.sent == [("sms-t-1", {"user_id": anna.user_id})]
+    assert sorted(n.template for n, _ in mailer.sent) == ["booking_paid_operator", "booking_paid_user"]
+    [sent_text] = [e for e in list_outbox(deps) if e.kind == "sms"]
+    assert (sent_text.status, sent_text.message_id) == (OutboxStatus.SENT, "sms-t-1")
+
+
+def test_a_mailer_in_place_of_the_notifiers_is_still_the_email_channel(deps: Deps, paid: str) -> None:
+    mailer = FakeMailer()
+    with pytest.warns(DeprecationWarning, match="email_only"):
+        assert dispatch_outbox(deps, mailer).sent == 2  # type: ignore[arg-type]
+    assert len(mailer.sent) == 2
+
+
+def _code_mail(deps: Deps) -> None:
+    anna = user_actor(deps)
+    with deps.uow() as uow:
+        uow.outbox.add(
+            OutboxMessage.account_email(
+                MailTemplate.PASSWORD_RESET, anna.user_id, "271828", id="c-1", now=NOW
+            )
+        )
+        uow.commit()
+
+
+def test_a_one_time_code_is_kept_until_its_mail_is_sent_then_forgotten(deps: Deps, clock: FixedClock) -> None:
+    _code_mail(deps)
+    mailer = FakeMailer(down=True)
+    assert _dispatch(deps, mailer) == (0, 0, 1, 0)
+    [waiting] = list_outbox(deps)
+    assert waiting.payload["code"] == "271828"  # the next try needs it
+    mailer.down = False
+    clock.advance(POLICY.cap)
+    assert _dispatch(deps, mailer) == (1, 0, 0, 0)
+    assert [n.code for n, _ in mailer.sent] == ["271828"]
+    [sent] = list_outbox(deps)
+    assert sent.status is OutboxStatus.SENT
+    assert sent.payload == {"template": "password_reset", "user_id": waiting.payload["user_id"]}
 
 
 # --------------------------------------------------------------------------- the retry policy

@@ -46,6 +46,7 @@ from booking_core.usecases import (
     payments,
 )
 from booking_core.usecases.deps import Deps
+from booking_core.usecases.email_notifier import email_only
 from booking_core.usecases.outbox import dispatch_outbox
 from entrypoints.bootstrap import charging_currencies
 
@@ -113,7 +114,7 @@ def deps(store: InMemoryStore, clock: FixedClock, gateway: SandboxPayments) -> D
 def mailed_code(deps: Deps, email: str) -> str:
     """Deliver what the outbox holds; the one-time code of the one mail it sent to ``email``."""
     mailer = FakeMailer()
-    dispatch_outbox(deps, mailer)
+    dispatch_outbox(deps, email_only(mailer))
     (code,) = [n.code for n, _ in mailer.sent if n.recipient == email and n.code]
     return code
 

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from typing import Any
 
 from booking_core.errors import MailDeliveryFailed
 from booking_core.notifications import Notification
@@ -58,11 +59,22 @@ class InMemoryOutbox:
         return self._settle(entry, due_at=until)
 
     def mark_sent(
-        self, entry: OutboxEntry, now: datetime, *, message_id: str | None, note: str | None
+        self,
+        entry: OutboxEntry,
+        now: datetime,
+        *,
+        message_id: str | None,
+        note: str | None,
+        payload: Mapping[str, Any],
     ) -> bool:
-        """Sent (or deliberately skipped, with a ``note``)."""
+        """Sent (or deliberately skipped, with a ``note``), keeping ``payload``."""
         return self._settle(
-            entry, status=OutboxStatus.SENT, sent_at=now, message_id=message_id, last_error=note
+            entry,
+            status=OutboxStatus.SENT,
+            sent_at=now,
+            message_id=message_id,
+            last_error=note,
+            payload=dict(payload),
         )
 
     def mark_retry(self, entry: OutboxEntry, due_at: datetime, *, error: str, message_id: str | None) -> bool:

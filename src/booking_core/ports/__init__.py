@@ -1,9 +1,10 @@
-"""Ports: what the domain needs from storage, payment, mail, time and randomness."""
+"""Ports: what the domain needs from storage, payment, notification channels, time and randomness."""
 
 from booking_core.ports.account_codes import AccountCodes
 from booking_core.ports.currencies import Currencies
 from booking_core.ports.idempotency import IdempotencyRecord, IdempotencyRecords
 from booking_core.ports.mail import Mailer, OutboxQueue
+from booking_core.ports.notifier import Notifier, Notifiers
 from booking_core.ports.payouts import PayoutFiles
 from booking_core.ports.refunds import Refunds
 from booking_core.ports.repositories import (
@@ -47,6 +48,8 @@ __all__ = [
     "IdempotencyRecord",
     "IdempotencyRecords",
     "Mailer",
+    "Notifier",
+    "Notifiers",
     "Outbox",
     "OutboxMessage",
     "OutboxQueue",
