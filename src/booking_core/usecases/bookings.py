@@ -18,11 +18,11 @@ from booking_core.errors import (
     TooManyUnpaid,
     ValidationFailed,
 )
-from booking_core.lifecycle import CancelRequest, Circumstances, Event, Outcome, decide
 from booking_core.paging import Page, Paged, fetch_page
 from booking_core.ports import BookingQuery, UnitOfWork
 from booking_core.pricing import quote
 from booking_core.rules import validate_against_bookings, validate_request
+from booking_core.state_machine import CancelRequest, Circumstances, Event, Outcome, decide
 from booking_core.timerange import TimeRange
 from booking_core.usecases.auth import TokenCaller, identify
 from booking_core.usecases.browse import current_demand, load_available, resolve_resource_id
