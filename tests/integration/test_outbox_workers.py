@@ -23,7 +23,7 @@ from adapters.mail import SmtpMailer
 from adapters.sqla import SqlaUnitOfWork, make_engine
 from adapters.sqla import upgrade as migrate_up
 from booking_core.accounts import User
-from booking_core.memory import FixedClock, PlainPasswords, SandboxPayments, SequentialIds
+from booking_core.memory import FixedClock, InMemoryPaymentGateway, PlainPasswords, SequentialIds
 from booking_core.notifications import Notification
 from booking_core.outbox import MailTemplate, OutboxStatus, RetryPolicy
 from booking_core.ports import Clock, OutboxMessage
@@ -111,7 +111,7 @@ def _outbox_of(request: pytest.FixtureRequest, *, bookings: int, clock: Clock) -
         clock=clock,
         ids=SequentialIds(),
         passwords=PlainPasswords(),
-        payments=SandboxPayments(),
+        payments=InMemoryPaymentGateway(),
         currencies=charging_currencies(),
     )
     with deps.uow() as uow:

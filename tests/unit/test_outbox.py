@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 
 from booking_core.accounts import Language
 from booking_core.memory import (
-    FakeMailer,
     FixedClock,
+    InMemoryMailer,
+    InMemoryPaymentGateway,
     InMemoryStore,
     PlainPasswords,
-    SandboxPayments,
     SequentialIds,
 )
 from booking_core.notifications import Notification
@@ -61,7 +61,7 @@ def deps(store: InMemoryStore, clock: FixedClock) -> Deps:
         clock=clock,
         ids=SequentialIds(),
         passwords=PlainPasswords(),
-        payments=SandboxPayments(),
+        payments=InMemoryPaymentGateway(),
         currencies=charging_currencies(),
     )
 
@@ -75,13 +75,13 @@ def paid(deps: Deps) -> str:
     return view.booking.id
 
 
-def _dispatch(deps: Deps, mailer: FakeMailer) -> tuple[int, int, int, int]:
+def _dispatch(deps: Deps, mailer: InMemoryMailer) -> tuple[int, int, int, int]:
     result = dispatch_outbox(deps, email_only(mailer), policy=POLICY, jitter=lambda: 0.5)
     return result.sent, result.skipped, result.retrying, result.failed
 
 
 def test_paid_booking_mails_the_user_and_the_operator_once(deps: Deps, paid: str) -> None:
-    mailer = FakeMailer(sender="bookings@center.example")
+    mailer = InMemoryMailer(sender="bookings@center.example")
     assert _dispatch(deps, mailer) == (2, 0, 0, 0)
     by_template = {n.template: (n, message_id) for n, message_id in mailer.sent}
     user, user_message_id = by_template[MailTemplate.BOOKING_PAID_USER]
@@ -104,7 +104,7 @@ def test_paid_booking_mails_the_user_and_the_operator_once(deps: Deps, paid: str
 def test_an_outage_delays_mail_with_growing_waits_then_it_goes_out_once(
     deps: Deps, clock: FixedClock, paid: str
 ) -> None:
-    mailer = FakeMailer(down=True)
+    mailer = InMemoryMailer(down=True)
     assert _dispatch(deps, mailer) == (0, 0, 2, 0)
     [first, _] = list_outbox(deps, OutboxStatus.PENDING)
     # jitter 0.5 waits 3/4 of the ceiling: 45 s after the first try
@@ -126,7 +126,7 @@ def test_an_outage_delays_mail_with_growing_waits_then_it_goes_out_once(
 def test_after_the_last_attempt_a_message_fails_and_the_operator_can_send_it_again(
     deps: Deps, clock: FixedClock, paid: str
 ) -> None:
-    mailer = FakeMailer(down=True)
+    mailer = InMemoryMailer(down=True)
     for _ in range(POLICY.max_attempts - 1):
         assert _dispatch(deps, mailer) == (0, 0, 2, 0)
         clock.advance(POLICY.cap)
@@ -145,7 +145,7 @@ def test_after_the_last_attempt_a_message_fails_and_the_operator_can_send_it_aga
 
 
 def test_a_permanent_refusal_fails_at_once(deps: Deps, paid: str) -> None:
-    assert _dispatch(deps, FakeMailer(refuse=True)) == (0, 0, 0, 2)
+    assert _dispatch(deps, InMemoryMailer(refuse=True)) == (0, 0, 0, 2)
     assert {e.last_error for e in list_outbox(deps)} == {"550 mailbox unavailable"}
 
 
@@ -154,7 +154,7 @@ def test_a_venue_without_operator_email_skips_the_operators_message(store: InMem
     anna = user_actor(deps)
     view = book(deps, anna, at(2, 10))
     pay(deps, view, anna)
-    mailer = FakeMailer()
+    mailer = InMemoryMailer()
     assert _dispatch(deps, mailer) == (1, 1, 0, 0)
     assert [n.template for n, _ in mailer.sent] == [MailTemplate.BOOKING_PAID_USER]
     skipped = next(e for e in list_outbox(deps) if e.template == "booking_paid_operator")
@@ -176,7 +176,7 @@ def test_a_message_that_cannot_be_built_fails_at_once(
     with deps.uow() as uow:
         uow.outbox.add(OutboxMessage(id="m-1", kind=kind, payload=payload, created_at=NOW))
         uow.commit()
-    assert _dispatch(deps, FakeMailer()) == (0, 0, 0, 1)
+    assert _dispatch(deps, InMemoryMailer()) == (0, 0, 0, 1)
     assert [e.last_error for e in list_outbox(deps, OutboxStatus.FAILED)] == [error]
 
 
@@ -187,13 +187,13 @@ def test_a_claimed_message_is_not_claimed_again_until_its_lease_runs_out(
     with deps.uow() as uow:
         assert len(uow.outbox_queue.claim_due(NOW, lease=lease, limit=10)) == 2
         uow.commit()
-    mailer = FakeMailer()
+    mailer = InMemoryMailer()
     assert _dispatch(deps, mailer) == (0, 0, 0, 0)  # another worker holds them
     clock.advance(lease)
     assert _dispatch(deps, mailer) == (2, 0, 0, 0)  # that worker died: they are taken over
 
 
-class SlowMailer(FakeMailer):
+class SlowMailer(InMemoryMailer):
     """Each send takes ``minutes`` of the clock, and another worker makes a pass while it lasts."""
 
     def __init__(self, clock: FixedClock, minutes: int, other_worker: Callable[[], object]) -> None:
@@ -215,7 +215,7 @@ def _two_paid_bookings(deps: Deps) -> None:
         pay(deps, book(deps, anna, at(2, hour)), anna, event_id=f"evt_{n}")
 
 
-def _each_once(*mailers: FakeMailer) -> list[str]:
+def _each_once(*mailers: InMemoryMailer) -> list[str]:
     """The Message-IDs the mailers sent more than once between them."""
     sent = Counter(message_id for mailer in mailers for _, message_id in mailer.sent)
     return [message_id for message_id, times in sent.items() if times > 1]
@@ -223,7 +223,7 @@ def _each_once(*mailers: FakeMailer) -> list[str]:
 
 def test_a_batch_that_outlasts_its_lease_stays_with_its_worker(deps: Deps, clock: FixedClock) -> None:
     _two_paid_bookings(deps)
-    other = FakeMailer()
+    other = InMemoryMailer()
     # four sends of four minutes under a lease of ten: from the second on, the worker finds less
     # than three quarters of the lease left and renews its holds first, so the other worker, which
     # comes by during every send, never finds a message whose lease has run out
@@ -238,7 +238,7 @@ def test_a_worker_that_stalled_past_its_lease_leaves_the_rest_of_its_batch(
     deps: Deps, clock: FixedClock
 ) -> None:
     _two_paid_bookings(deps)
-    other = FakeMailer()
+    other = InMemoryMailer()
     passes: list[DispatchResult] = []
     # the first send stalls for longer than the lease: the other worker takes over the whole batch
     stalled = SlowMailer(
@@ -276,7 +276,7 @@ def test_each_message_goes_through_the_notifier_of_its_kind(deps: Deps, paid: st
         text = OutboxMessage(id="t-1", kind="sms", payload={"user_id": anna.user_id}, created_at=NOW)
         uow.outbox.add(text)
         uow.commit()
-    mailer, texts = FakeMailer(), RecordingNotifier()
+    mailer, texts = InMemoryMailer(), RecordingNotifier()
     result = dispatch_outbox(deps, {EMAIL_KIND: EmailNotifier(mailer), "sms": texts}, policy=POLICY)
     assert (result.sent, result.failed) == (3, 0)
     assert texts.sent == [("sms-t-1", {"user_id": anna.user_id})]
@@ -286,7 +286,7 @@ def test_each_message_goes_through_the_notifier_of_its_kind(deps: Deps, paid: st
 
 
 def test_a_mailer_in_place_of_the_notifiers_is_still_the_email_channel(deps: Deps, paid: str) -> None:
-    mailer = FakeMailer()
+    mailer = InMemoryMailer()
     with pytest.warns(DeprecationWarning, match="email_only"):
         assert dispatch_outbox(deps, mailer).sent == 2  # type: ignore[arg-type]
     assert len(mailer.sent) == 2
@@ -305,7 +305,7 @@ def _code_mail(deps: Deps) -> None:
 
 def test_a_one_time_code_is_kept_until_its_mail_is_sent_then_forgotten(deps: Deps, clock: FixedClock) -> None:
     _code_mail(deps)
-    mailer = FakeMailer(down=True)
+    mailer = InMemoryMailer(down=True)
     assert _dispatch(deps, mailer) == (0, 0, 1, 0)
     [waiting] = list_outbox(deps)
     assert waiting.payload["code"] == "271828"  # the next try needs it

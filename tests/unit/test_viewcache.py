@@ -8,7 +8,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from booking_core.memory import FixedClock, InMemoryStore, PlainPasswords, SandboxPayments, SequentialIds
+from booking_core.memory import (
+    FixedClock,
+    InMemoryPaymentGateway,
+    InMemoryStore,
+    PlainPasswords,
+    SequentialIds,
+)
 from booking_core.usecases import bookings, browse
 from booking_core.usecases.deps import Deps
 from booking_core.viewcache import VersionedCache
@@ -85,7 +91,7 @@ def deps(store: InMemoryStore, clock: FixedClock) -> Deps:
         clock=clock,
         ids=SequentialIds(),
         passwords=PlainPasswords(),
-        payments=SandboxPayments(),
+        payments=InMemoryPaymentGateway(),
         currencies=charging_currencies(),
     )
 

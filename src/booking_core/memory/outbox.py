@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from booking_core.errors import MailDeliveryFailed
+from booking_core.memory._renamed import old_name
 from booking_core.notifications import Notification
 from booking_core.outbox import OutboxEntry, OutboxStatus
 from booking_core.ports import OutboxMessage
@@ -108,7 +109,7 @@ class InMemoryOutbox:
 
 
 @dataclass
-class FakeMailer:
+class InMemoryMailer:
     """A mail transport that records what it sends; ``down`` makes it fail like an SMTP outage."""
 
     sender: str = "bookings@example.com"
@@ -123,3 +124,11 @@ class FakeMailer:
         if self.down:
             raise MailDeliveryFailed("connection refused")
         self.sent.append((notification, message_id))
+
+
+#: The name before ``InMemory*`` (deprecated, for one release).
+_RENAMED: dict[str, type] = {"FakeMailer": InMemoryMailer}
+
+
+def __getattr__(name: str) -> type:
+    return old_name(__name__, name, _RENAMED)
