@@ -1,7 +1,7 @@
 """The booking aggregate.
 
 Its methods say what a transition changes and return a new ``Booking``; which transition may happen
-in which state is decided in one place, the table of :mod:`booking_core.lifecycle`.
+in which state is decided in one place, the table of :mod:`booking_core.state_machine`.
 """
 
 from __future__ import annotations

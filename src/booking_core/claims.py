@@ -17,7 +17,7 @@ from booking_core.availability import BookedSlot
 from booking_core.booking import Booking
 from booking_core.catalog import Resource
 from booking_core.errors import TooManyUnpaid
-from booking_core.lifecycle import Circumstances, Event, Outcome, decide
+from booking_core.state_machine import Circumstances, Event, Outcome, decide
 from booking_core.timerange import TimeRange
 
 

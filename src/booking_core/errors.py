@@ -112,12 +112,16 @@ class StorageUnavailable(DomainError):
     """The database could not be reached or failed for reasons outside the request."""
 
 
-class MailDeliveryFailed(DomainError):
-    """An email did not go out. ``permanent``: trying the same message again cannot help."""
+class DeliveryFailed(DomainError):
+    """A notification did not go out. ``permanent``: trying the same message again cannot help."""
 
     def __init__(self, message: str, *, permanent: bool = False) -> None:
         super().__init__(message)
         self.permanent = permanent
+
+
+class MailDeliveryFailed(DeliveryFailed):
+    """An email did not go out (the mail transports raise it)."""
 
 
 class TransientConflict(StorageUnavailable):

@@ -1,11 +1,15 @@
 """The outbox: messages written with the state change they report, delivered later by the worker.
 
-An email is one row per recipient, ``kind="email"`` with ``payload={"template": T, "booking_id": ID}``
-(:meth:`~booking_core.ports.OutboxMessage.email`); the worker resolves recipient, language and
-content when it sends. An account email (a one-time code) has ``{"template": T,
-"user_id": ID, "code": C}`` instead (:meth:`~booking_core.ports.OutboxMessage.account_email`).
+A message names its channel by its ``kind``; the worker hands it to the notifier registered for
+that kind (:class:`~booking_core.ports.Notifier`), so a new channel needs its notifier, not a new
+outbox. E-mail is the first channel, ``kind="email"``: one row per recipient with
+``payload={"template": T, "booking_id": ID}`` (:meth:`~booking_core.ports.OutboxMessage.email`);
+the worker resolves recipient, language and content when it sends. An account email (a one-time
+code) has ``{"template": T, "user_id": ID, "code": C}`` instead
+(:meth:`~booking_core.ports.OutboxMessage.account_email`).
 A row is ``pending`` until it is ``sent``, or ``failed`` after :attr:`RetryPolicy.max_attempts`
-tries (or at once when retrying cannot help). An operator may send failed rows again.
+tries (or at once when retrying cannot help). An operator may send failed rows again. Once a
+message is sent its payload forgets its secrets (:data:`SECRET_FIELDS`).
 """
 
 from __future__ import annotations
@@ -16,7 +20,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+#: The ``kind`` of an email message: the e-mail channel (stored rows carry it, so it never changes).
 EMAIL_KIND = "email"
+
+#: Payload fields that hold a secret (a one-time code): a message needs them until it is sent, and
+#: forgets them then (:func:`without_secrets`). A failed message keeps them, for the operator's retry.
+SECRET_FIELDS = frozenset({"code"})
 
 
 class MailTemplate(enum.StrEnum):
@@ -47,7 +56,8 @@ class OutboxEntry:
     """A stored message with its delivery state.
 
     ``attempts`` counts tries begun (a claim counts one); ``due_at`` is when a pending message may
-    be tried next; ``message_id`` is the ``Message-ID`` it was sent with, kept for every retry.
+    be tried next; ``message_id`` is the id its channel sends it under (an email's ``Message-ID``),
+    kept for every retry.
     """
 
     id: str
@@ -70,6 +80,11 @@ class OutboxEntry:
     def booking_id(self) -> str:
         """The booking the message is about ('' when there is none)."""
         return str(self.payload.get("booking_id") or "")
+
+
+def without_secrets(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """``payload`` without its :data:`SECRET_FIELDS`: what a sent message keeps."""
+    return {name: value for name, value in payload.items() if name not in SECRET_FIELDS}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -1,7 +1,10 @@
 """The composition root: configuration in, wired use-case dependencies out.
 
 Tests rebuild :class:`Services` with fakes (``replace(services, deps=replace(services.deps, ...))``,
-``replace(services, mailer=FakeMailer())``).
+``replace(services, mailer=InMemoryMailer())``).
+
+A notification channel is a :class:`~booking_core.ports.Notifier` adapter registered for its outbox
+``kind`` in :meth:`Services.notifiers`: nothing else changes for a new one.
 """
 
 from __future__ import annotations
@@ -19,8 +22,10 @@ from adapters.payments import SandboxGateway, StripeGateway, stripe_currencies
 from adapters.sqla import SqlaUnitOfWork, make_engine
 from adapters.sqla import ping as ping_database
 from adapters.sqla.version_probe import DataVersionProbe
-from booking_core.ports import Mailer, PaymentGateway
+from booking_core.outbox import EMAIL_KIND
+from booking_core.ports import Mailer, Notifiers, PaymentGateway
 from booking_core.usecases.deps import Deps
+from booking_core.usecases.email_notifier import EmailNotifier
 from entrypoints.config import ConfigError, Settings
 
 
@@ -34,6 +39,10 @@ class Services:
     mailer: Mailer
     #: The read replica's engine (``BOOKING_DATABASE_REPLICA_URL``), if there is one.
     replica_engine: Engine | None = None
+
+    def notifiers(self) -> Notifiers:
+        """The channel of each outbox ``kind``: the worker sends every message through its kind's notifier."""
+        return {EMAIL_KIND: EmailNotifier(self.mailer)}
 
     def ping(self) -> bool:
         """True when the database answers (``GET /health``)."""

@@ -351,7 +351,7 @@ def _outbox_dispatch(_: argparse.Namespace) -> int:
     try:
         total = outbox.DispatchResult()
         while True:  # passes of one batch each, until one comes back short
-            result = outbox.dispatch_outbox(services.deps, services.mailer)
+            result = outbox.dispatch_outbox(services.deps, services.notifiers())
             total += result
             if result.total < outbox.BATCH:
                 break

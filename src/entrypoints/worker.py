@@ -55,7 +55,7 @@ def run_once(services: Services) -> SweepResult:
     return SweepResult(
         expired=expired,
         completed=completed,
-        mail=dispatch_outbox(services.deps, services.mailer),
+        mail=dispatch_outbox(services.deps, services.notifiers()),
         refunds=refunds,
     )
 

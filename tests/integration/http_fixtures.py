@@ -41,6 +41,7 @@ from adapters.sqla.migrate import upgrade
 from booking_core.paging import Page
 from booking_core.ports import ResourceQuery
 from booking_core.usecases.browse import list_resources
+from booking_core.usecases.email_notifier import email_only
 from booking_core.usecases.outbox import dispatch_outbox
 from entrypoints.bootstrap import Services, bootstrap
 from entrypoints.config import Settings
@@ -425,7 +426,9 @@ def mailed(api: Api, recipient: str) -> list[EmailMessage]:
     """Send what the outbox holds through the file mail backend; the messages to ``recipient``."""
     directory = Path(tempfile.mkdtemp(prefix="mail-"))
     try:
-        dispatch_outbox(api.services.deps, FileMailer(directory, sender="bookings@service.example"))
+        dispatch_outbox(
+            api.services.deps, email_only(FileMailer(directory, sender="bookings@service.example"))
+        )
         messages = [
             message_from_bytes(path.read_bytes(), policy=email_policy.default)
             for path in sorted(directory.glob("*.eml"))

@@ -28,7 +28,7 @@ from adapters.sqla.models import ClientRow, CommissionRow, PayoutBatchRow
 from booking_core.accounts import User
 from booking_core.commission import Commission, CommissionStatus
 from booking_core.commission_refunds import follow_refund
-from booking_core.memory import FixedClock, PlainPasswords, SandboxPayments
+from booking_core.memory import FixedClock, InMemoryPaymentGateway, PlainPasswords
 from booking_core.usecases.commissions import PayoutOutcome, pay_out_commissions
 from booking_core.usecases.deps import Deps
 from entrypoints.bootstrap import charging_currencies
@@ -74,7 +74,7 @@ class Books:
             clock=FixedClock(NOW),
             ids=_UuidIds(),
             passwords=PlainPasswords(),
-            payments=SandboxPayments(),
+            payments=InMemoryPaymentGateway(),
             currencies=charging_currencies(),
         )
 

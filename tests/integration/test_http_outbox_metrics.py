@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from booking_core.memory import FakeMailer
+from booking_core.memory import InMemoryMailer
+from booking_core.usecases.email_notifier import email_only
 from booking_core.usecases.outbox import dispatch_outbox
 from tests.integration.http_fixtures import (
     ANNA,
@@ -33,7 +34,7 @@ def test_metrics_count_pending_and_failed_mail(api: Api) -> None:
     created = book(api, ANNA, "Court 1", "2026-06-02T10:00:00+02:00", "2026-06-02T11:00:00+02:00")
     pay(api, ANNA, created["id"])
     assert _gauge(api, "booking_outbox_pending_messages") == 2
-    dispatch_outbox(api.services.deps, FakeMailer(refuse=True))
+    dispatch_outbox(api.services.deps, email_only(InMemoryMailer(refuse=True)))
     assert _gauge(api, "booking_outbox_pending_messages") == 0
     assert _gauge(api, "booking_outbox_failed_messages") == 2
     assert "booking_requests_total" in api.client.get("/metrics").text  # the HTTP metrics stay

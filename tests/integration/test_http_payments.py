@@ -16,7 +16,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from booking_core.errors import InvalidTransition
-from booking_core.memory import SandboxPayments
+from booking_core.memory import InMemoryPaymentGateway
 from booking_core.usecases import operator
 from entrypoints.bootstrap import Services
 from entrypoints.worker import run_once
@@ -43,12 +43,12 @@ MORNING = ("2026-06-02T10:00:00+02:00", "2026-06-02T11:00:00+02:00")
 
 
 @pytest.fixture
-def provider() -> SandboxPayments:
-    return SandboxPayments()
+def provider() -> InMemoryPaymentGateway:
+    return InMemoryPaymentGateway()
 
 
 @pytest.fixture
-def app(database_url: str, provider: SandboxPayments) -> Iterator[Api]:
+def app(database_url: str, provider: InMemoryPaymentGateway) -> Iterator[Api]:
     """The app with a payment provider the test can break, cancel intents of, and read."""
 
     def with_provider(services: Services) -> Services:
@@ -84,7 +84,7 @@ def templates(api: Api, booking_id: str) -> list[str]:
 
 
 def test_a_refund_the_provider_refuses_is_sent_again_by_the_worker(
-    app: Api, provider: SandboxPayments
+    app: Api, provider: InMemoryPaymentGateway
 ) -> None:
     created = book(app, ANNA, "Court 1", *MORNING)
     pi = intent(app, created["id"]).json()["payment_intent_id"]
@@ -114,7 +114,7 @@ def test_a_refund_the_provider_refuses_is_sent_again_by_the_worker(
 
 
 def test_provider_failure_answers_500_changes_nothing_and_a_retry_works(
-    app: Api, provider: SandboxPayments
+    app: Api, provider: InMemoryPaymentGateway
 ) -> None:
     created = book(app, ANNA, "Court 1", *MORNING)
     provider.fail = True
@@ -127,7 +127,7 @@ def test_provider_failure_answers_500_changes_nothing_and_a_retry_works(
     assert intent(app, created["id"]).status_code == 200
 
 
-def test_an_intent_the_provider_cancelled_is_replaced(app: Api, provider: SandboxPayments) -> None:
+def test_an_intent_the_provider_cancelled_is_replaced(app: Api, provider: InMemoryPaymentGateway) -> None:
     created = book(app, ANNA, "Court 1", *MORNING)
     first = intent(app, created["id"]).json()["payment_intent_id"]
     assert intent(app, created["id"]).json()["payment_intent_id"] == first  # still open: reused
@@ -140,7 +140,7 @@ def test_an_intent_the_provider_cancelled_is_replaced(app: Api, provider: Sandbo
 
 
 def test_a_late_payment_books_a_lapsed_hold_whose_time_is_free_and_refunds_a_taken_one(
-    app: Api, provider: SandboxPayments
+    app: Api, provider: InMemoryPaymentGateway
 ) -> None:
     free = book(app, ANNA, "Court 1", "2026-06-02T13:00:00+02:00", "2026-06-02T14:00:00+02:00")
     taken = book(app, ANNA, "Court 1", *MORNING)
@@ -157,7 +157,7 @@ def test_a_late_payment_books_a_lapsed_hold_whose_time_is_free_and_refunds_a_tak
 
 
 def test_cancelling_a_lapsed_hold_is_refused_and_its_late_payment_refunded(
-    app: Api, provider: SandboxPayments
+    app: Api, provider: InMemoryPaymentGateway
 ) -> None:
     created = book(app, ANNA, "Court 1", *MORNING)
     pi = intent(app, created["id"]).json()["payment_intent_id"]
@@ -234,7 +234,7 @@ def _lapsed_hold_then_neighbour(app: Api, neighbour: tuple[str, str]) -> tuple[s
 
 
 def test_a_late_payment_whose_time_would_now_leave_a_forbidden_gap_is_refunded(
-    app: Api, provider: SandboxPayments
+    app: Api, provider: InMemoryPaymentGateway
 ) -> None:
     # Ben's 09:30-10:30 would leave 09:00-09:30: shorter than Court 1's minimum booking of 60 minutes
     booking_id, pi = _lapsed_hold_then_neighbour(
@@ -252,7 +252,7 @@ def test_a_late_payment_whose_time_would_now_leave_a_forbidden_gap_is_refunded(
 
 
 def test_a_late_payment_whose_time_leaves_no_forbidden_gap_is_booked(
-    app: Api, provider: SandboxPayments
+    app: Api, provider: InMemoryPaymentGateway
 ) -> None:
     # Ben's 10:00-11:00 leaves 09:00-10:00: a whole minimum booking
     booking_id, pi = _lapsed_hold_then_neighbour(

@@ -60,3 +60,28 @@ def test_unsent_booking_paid_rows_become_two_emails_and_back(url: str) -> None:
         ("booking_paid", "b-1"),
         ("booking_paid", "b-2"),
     ]
+
+
+def test_sent_messages_forget_their_codes_and_unsent_ones_keep_them(url: str) -> None:
+    upgrade(url, "0013")
+    engine = make_engine(url)
+    insert = text(
+        "INSERT INTO outbox (id, kind, payload, created_at, due_at, attempts, status) "
+        "VALUES (:id, 'email', :payload, :at, :at, 1, :status)"
+    )
+    code = '{"template": "confirm_email", "user_id": "u-1", "code": "314159"}'
+    booking = '{"template": "booking_paid_user", "booking_id": "b-1"}'
+    with engine.begin() as connection:
+        for row_id, payload, status in [
+            ("sent-code", code, "sent"),
+            ("pending-code", code, "pending"),
+            ("failed-code", code, "failed"),
+            ("sent-booking", booking, "sent"),
+        ]:
+            connection.execute(insert, {"id": row_id, "payload": payload, "at": CREATED, "status": status})
+    engine.dispose()
+    upgrade(url)
+    payloads = {row_id: payload for row_id, _, payload in _rows(url)}
+    assert payloads["sent-code"] == {"template": "confirm_email", "user_id": "u-1"}
+    assert payloads["pending-code"]["code"] == payloads["failed-code"]["code"] == "314159"
+    assert payloads["sent-booking"] == {"template": "booking_paid_user", "booking_id": "b-1"}

@@ -23,11 +23,12 @@ from adapters.mail import SmtpMailer
 from adapters.sqla import SqlaUnitOfWork, make_engine
 from adapters.sqla import upgrade as migrate_up
 from booking_core.accounts import User
-from booking_core.memory import FixedClock, PlainPasswords, SandboxPayments, SequentialIds
+from booking_core.memory import FixedClock, InMemoryPaymentGateway, PlainPasswords, SequentialIds
 from booking_core.notifications import Notification
 from booking_core.outbox import MailTemplate, OutboxStatus, RetryPolicy
 from booking_core.ports import Clock, OutboxMessage
 from booking_core.usecases.deps import Deps
+from booking_core.usecases.email_notifier import email_only
 from booking_core.usecases.outbox import dispatch_outbox, outbox_counts
 from entrypoints.bootstrap import charging_currencies
 from tests.integration.test_mail_smtp import _free_port
@@ -110,7 +111,7 @@ def _outbox_of(request: pytest.FixtureRequest, *, bookings: int, clock: Clock) -
         clock=clock,
         ids=SequentialIds(),
         passwords=PlainPasswords(),
-        payments=SandboxPayments(),
+        payments=InMemoryPaymentGateway(),
         currencies=charging_currencies(),
     )
     with deps.uow() as uow:
@@ -135,7 +136,7 @@ def test_two_workers_never_send_a_message_twice(deps: Deps) -> None:
     def work() -> None:
         try:
             start.wait()
-            while dispatch_outbox(deps, mailer, limit=4).total:
+            while dispatch_outbox(deps, email_only(mailer), limit=4).total:
                 pass
         except BaseException as error:  # reported below, in the test's thread
             errors.append(error)
@@ -168,7 +169,7 @@ def test_a_slow_mail_server_gets_each_message_once(slow_deps: Deps) -> None:
             start.wait()
             deadline = time.monotonic() + 120
             while outbox_counts(slow_deps)[OutboxStatus.PENDING] and time.monotonic() < deadline:
-                if not dispatch_outbox(slow_deps, mailer, policy=SHORT_LEASE).total:
+                if not dispatch_outbox(slow_deps, email_only(mailer), policy=SHORT_LEASE).total:
                     time.sleep(0.05)
         except BaseException as error:  # reported below, in the test's thread
             errors.append(error)

@@ -62,7 +62,7 @@ from booking_core.errors import (
     TransientConflict,
 )
 from booking_core.memory import InMemoryStore
-from booking_core.outbox import MailTemplate, OutboxEntry, OutboxStatus
+from booking_core.outbox import MailTemplate, OutboxEntry, OutboxStatus, without_secrets
 from booking_core.payments import Payment, PaymentStatus
 from booking_core.payout import PayoutBatch
 from booking_core.ports import BookingQuery, IdempotencyRecord, OutboxMessage, ResourceQuery, UnitOfWork
@@ -985,8 +985,10 @@ def test_outbox_claims_settle_and_retry(world: Backend) -> None:
     ]
     with world.uow() as uow:
         # a settlement of an older claim (try 1) is refused: try 2 owns the message now
-        assert not uow.outbox_queue.mark_sent(claimed, NOW, message_id="<m-1@x>", note=None)
-        assert uow.outbox_queue.mark_sent(again[0], NOW + timedelta(hours=1), message_id="<m-1@x>", note=None)
+        assert not uow.outbox_queue.mark_sent(claimed, NOW, message_id="<m-1@x>", note=None, payload={})
+        assert uow.outbox_queue.mark_sent(
+            again[0], NOW + timedelta(hours=1), message_id="<m-1@x>", note=None, payload=again[0].payload
+        )
         assert uow.outbox_queue.mark_failed(
             again[1], NOW + timedelta(hours=1), error="550", message_id="<m-2@x>"
         )
@@ -1027,12 +1029,38 @@ def test_an_outbox_lease_is_extended_only_for_the_claim_that_holds_it(world: Bac
     assert (taken.id, taken.attempts, taken.due_at) == ("m-1", 2, NOW + 3 * lease)
     with world.uow() as uow:
         assert not uow.outbox_queue.extend_lease(claimed, NOW + 5 * lease)  # the first claim is lost
-        assert uow.outbox_queue.mark_sent(taken, NOW + 2 * lease, message_id="<m-1@x>", note=None)
+        assert uow.outbox_queue.mark_sent(
+            taken, NOW + 2 * lease, message_id="<m-1@x>", note=None, payload=taken.payload
+        )
         assert not uow.outbox_queue.extend_lease(taken, NOW + 5 * lease)  # settled: nothing to hold
         uow.commit()
     with world.uow() as uow:
         [sent] = uow.outbox_queue.list(None, limit=10)
     assert (sent.status, sent.attempts, sent.due_at) == (OutboxStatus.SENT, 2, NOW + 3 * lease)
+
+
+def test_a_sent_message_keeps_the_payload_it_is_settled_with(world: Backend) -> None:
+    code = OutboxMessage.account_email(MailTemplate.CONFIRM_EMAIL, "u-1", "123456", id="m-1", now=NOW)
+    lease = timedelta(minutes=10)
+    with world.uow() as uow:
+        uow.outbox.add(code)
+        uow.commit()
+    with world.uow() as uow:
+        [claimed] = uow.outbox_queue.claim_due(NOW, lease=lease, limit=10)
+        assert uow.outbox_queue.mark_retry(claimed, NOW, error="smtp down", message_id="<m-1@x>")
+        [again] = uow.outbox_queue.claim_due(NOW, lease=lease, limit=10)
+        uow.commit()
+    assert again.payload["code"] == "123456"  # a retry still has the code to send
+    with world.uow() as uow:
+        stale = uow.outbox_queue.mark_sent(claimed, NOW, message_id="<m-1@x>", note=None, payload={})
+        assert not stale  # a lost claim changes nothing, the payload included
+        assert uow.outbox_queue.mark_sent(
+            again, NOW, message_id="<m-1@x>", note=None, payload=without_secrets(again.payload)
+        )
+        uow.commit()
+    with world.uow() as uow:
+        [sent] = uow.outbox_queue.list(OutboxStatus.SENT, limit=10)
+    assert sent.payload == {"template": "confirm_email", "user_id": "u-1"}
 
 
 # --------------------------------------------------------------------------- transactions

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from booking_core.lifecycle import TABLE, Event, Outcome, Rule, Stage
+from booking_core.state_machine import TABLE, Event, Outcome, Rule, Stage
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "payments.md"
 

@@ -16,7 +16,13 @@ from booking_core.accounts import Client
 from booking_core.commission import Commission, CommissionStatus, monthly_totals, parse_month
 from booking_core.commission_refunds import follow_refund
 from booking_core.errors import BadRequest
-from booking_core.memory import FixedClock, InMemoryStore, PlainPasswords, SandboxPayments, SequentialIds
+from booking_core.memory import (
+    FixedClock,
+    InMemoryPaymentGateway,
+    InMemoryStore,
+    PlainPasswords,
+    SequentialIds,
+)
 from booking_core.payout import PayoutStatus, Transfer, plan_payout
 from booking_core.usecases.commissions import commission_report, pay_out_commissions
 from booking_core.usecases.deps import Deps
@@ -227,7 +233,7 @@ def deps(store: InMemoryStore) -> Deps:
         clock=FixedClock(NOW),
         ids=SequentialIds(),
         passwords=PlainPasswords(),
-        payments=SandboxPayments(),
+        payments=InMemoryPaymentGateway(),
         currencies=charging_currencies(),
     )
 

@@ -26,11 +26,11 @@ from booking_core.errors import (
     ValidationFailed,
 )
 from booking_core.memory import (
-    FakeMailer,
     FixedClock,
+    InMemoryMailer,
+    InMemoryPaymentGateway,
     InMemoryStore,
     PlainPasswords,
-    SandboxPayments,
     SequentialIds,
 )
 from booking_core.paging import Page
@@ -47,6 +47,7 @@ from booking_core.usecases import (
     payments,
 )
 from booking_core.usecases.deps import Deps
+from booking_core.usecases.email_notifier import email_only
 from booking_core.usecases.outbox import dispatch_outbox
 from entrypoints.bootstrap import charging_currencies
 
@@ -95,12 +96,12 @@ def clock() -> FixedClock:
 
 
 @pytest.fixture
-def gateway() -> SandboxPayments:
-    return SandboxPayments()
+def gateway() -> InMemoryPaymentGateway:
+    return InMemoryPaymentGateway()
 
 
 @pytest.fixture
-def deps(store: InMemoryStore, clock: FixedClock, gateway: SandboxPayments) -> Deps:
+def deps(store: InMemoryStore, clock: FixedClock, gateway: InMemoryPaymentGateway) -> Deps:
     return Deps(
         uow=store.uow,
         clock=clock,
@@ -113,8 +114,8 @@ def deps(store: InMemoryStore, clock: FixedClock, gateway: SandboxPayments) -> D
 
 def mailed_code(deps: Deps, email: str) -> str:
     """Deliver what the outbox holds; the one-time code of the one mail it sent to ``email``."""
-    mailer = FakeMailer()
-    dispatch_outbox(deps, mailer)
+    mailer = InMemoryMailer()
+    dispatch_outbox(deps, email_only(mailer))
     (code,) = [n.code for n, _ in mailer.sent if n.recipient == email and n.code]
     return code
 
@@ -182,7 +183,9 @@ def test_register_login_logout(deps: Deps) -> None:
     assert short.value.field == "password"
 
 
-def test_book_pay_and_cancel_with_refund(deps: Deps, gateway: SandboxPayments, store: InMemoryStore) -> None:
+def test_book_pay_and_cancel_with_refund(
+    deps: Deps, gateway: InMemoryPaymentGateway, store: InMemoryStore
+) -> None:
     anna = user_actor(deps)
     view = book(deps, anna, at(2, 10), hours=2)
     assert view.booking.status is BookingStatus.PENDING
@@ -280,7 +283,7 @@ def test_a_lapsed_hold_met_by_a_booking_expires_with_every_lapsed_hold_of_its_re
 
 
 def test_payment_for_expired_hold_books_if_free_else_refunds(
-    deps: Deps, clock: FixedClock, gateway: SandboxPayments
+    deps: Deps, clock: FixedClock, gateway: InMemoryPaymentGateway
 ) -> None:
     anna = user_actor(deps)
     lucky = book(deps, anna, at(3, 10))

@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 
 from adapters.sqla.repositories.accounts import PRINCIPAL
 from booking_core.errors import BadRequest
-from booking_core.memory import FixedClock, InMemoryStore, PlainPasswords, SandboxPayments, SequentialIds
+from booking_core.memory import (
+    FixedClock,
+    InMemoryPaymentGateway,
+    InMemoryStore,
+    PlainPasswords,
+    SequentialIds,
+)
 from booking_core.ports import DataVersion
 from booking_core.usecases import bookings, browse
 from booking_core.usecases.deps import Deps
@@ -91,7 +97,7 @@ def deps(store: InMemoryStore, clock: FixedClock) -> Deps:
         clock=clock,
         ids=SequentialIds(),
         passwords=PlainPasswords(),
-        payments=SandboxPayments(),
+        payments=InMemoryPaymentGateway(),
         currencies=charging_currencies(),
     )
 

@@ -6,9 +6,10 @@ from dataclasses import replace
 from datetime import datetime
 
 from booking_core.account_codes import MAX_CODE_ATTEMPTS, AccountCode, CodePurpose
+from booking_core.memory._renamed import old_name
 
 
-class MemoryAccountCodes:
+class InMemoryAccountCodes:
     """Codes by (user id, purpose); the store's lock makes each try one atomic step."""
 
     def __init__(self, rows: dict[tuple[str, CodePurpose], AccountCode]) -> None:
@@ -27,3 +28,11 @@ class MemoryAccountCodes:
 
     def delete(self, user_id: str, purpose: CodePurpose) -> None:
         self._rows.pop((user_id, purpose), None)
+
+
+#: The name before ``InMemory*`` (deprecated, for one release).
+_RENAMED: dict[str, type] = {"MemoryAccountCodes": InMemoryAccountCodes}
+
+
+def __getattr__(name: str) -> type:
+    return old_name(__name__, name, _RENAMED)

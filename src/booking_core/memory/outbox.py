@@ -7,8 +7,10 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from typing import Any
 
 from booking_core.errors import MailDeliveryFailed
+from booking_core.memory._renamed import old_name
 from booking_core.notifications import Notification
 from booking_core.outbox import OutboxEntry, OutboxStatus
 from booking_core.ports import OutboxMessage
@@ -58,11 +60,22 @@ class InMemoryOutbox:
         return self._settle(entry, due_at=until)
 
     def mark_sent(
-        self, entry: OutboxEntry, now: datetime, *, message_id: str | None, note: str | None
+        self,
+        entry: OutboxEntry,
+        now: datetime,
+        *,
+        message_id: str | None,
+        note: str | None,
+        payload: Mapping[str, Any],
     ) -> bool:
-        """Sent (or deliberately skipped, with a ``note``)."""
+        """Sent (or deliberately skipped, with a ``note``), keeping ``payload``."""
         return self._settle(
-            entry, status=OutboxStatus.SENT, sent_at=now, message_id=message_id, last_error=note
+            entry,
+            status=OutboxStatus.SENT,
+            sent_at=now,
+            message_id=message_id,
+            last_error=note,
+            payload=dict(payload),
         )
 
     def mark_retry(self, entry: OutboxEntry, due_at: datetime, *, error: str, message_id: str | None) -> bool:
@@ -96,7 +109,7 @@ class InMemoryOutbox:
 
 
 @dataclass
-class FakeMailer:
+class InMemoryMailer:
     """A mail transport that records what it sends; ``down`` makes it fail like an SMTP outage."""
 
     sender: str = "bookings@example.com"
@@ -111,3 +124,11 @@ class FakeMailer:
         if self.down:
             raise MailDeliveryFailed("connection refused")
         self.sent.append((notification, message_id))
+
+
+#: The name before ``InMemory*`` (deprecated, for one release).
+_RENAMED: dict[str, type] = {"FakeMailer": InMemoryMailer}
+
+
+def __getattr__(name: str) -> type:
+    return old_name(__name__, name, _RENAMED)

@@ -8,17 +8,17 @@ from datetime import datetime
 
 from booking_core.availability import BookedSlot
 from booking_core.catalog import Resource
-from booking_core.memory.repositories import MemoryBookings, MemoryResources
+from booking_core.memory.repositories import InMemoryBookings, InMemoryResources
 from booking_core.ports import DataVersion
 from booking_core.timerange import TimeRange
 
 
-class MemoryAvailabilityReads:
+class InMemoryAvailabilityReads:
     """What availability reads, from the unit of work's tables; the version is the store's commit
     count: coarser than the databases' per-resource counter, still exact."""
 
     def __init__(
-        self, resources: MemoryResources, bookings: MemoryBookings, generation: Callable[[], int]
+        self, resources: InMemoryResources, bookings: InMemoryBookings, generation: Callable[[], int]
     ) -> None:
         self._resources = resources
         self._bookings = bookings

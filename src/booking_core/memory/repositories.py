@@ -23,13 +23,14 @@ from booking_core.catalog import Resource, Venue
 from booking_core.claims import Accept, ClaimCheck, Neighbourhood, expired_hold
 from booking_core.commission import Commission, CommissionStatus
 from booking_core.errors import BadRequest, SlotUnavailable
+from booking_core.memory._renamed import old_name
 from booking_core.payments import Payment, RefundRequest
 from booking_core.payout import PayoutBatch, PayoutStatus
 from booking_core.ports import BookingQuery, IdempotencyRecord, ResourceQuery
 from booking_core.timerange import TimeRange
 
 
-class MemoryResources:
+class InMemoryResources:
     """The catalog."""
 
     def __init__(self, rows: dict[int, Resource]) -> None:
@@ -65,7 +66,7 @@ class MemoryResources:
         """Nothing to do: the store's lock serializes whole transactions."""
 
 
-class MemoryBookings:
+class InMemoryBookings:
     """Bookings by id."""
 
     def __init__(self, rows: dict[str, Booking]) -> None:
@@ -164,7 +165,7 @@ def _slot(booking: Booking) -> BookedSlot:
     return BookedSlot(start=booking.start, end=booking.end, booking_id=booking.id, hold_expires_at=hold)
 
 
-class MemoryUsers:
+class InMemoryUsers:
     """Users by id."""
 
     def __init__(self, rows: dict[str, User]) -> None:
@@ -188,7 +189,7 @@ class MemoryUsers:
             self._rows[user.id] = user
 
 
-class MemoryTokens:
+class InMemoryTokens:
     """Token hashes with their principal and whether they were revoked.
 
     A user's principal says whether the user has confirmed their email, as it stands now.
@@ -219,7 +220,7 @@ class MemoryTokens:
                 self._rows[token_hash] = (principal, True)
 
 
-class MemoryClients:
+class InMemoryClients:
     """Clients by id."""
 
     def __init__(self, rows: dict[int, Client]) -> None:
@@ -242,7 +243,7 @@ def _ordered(rows: Sequence[_M]) -> builtins.list[_M]:
     return sorted(rows, key=lambda m: (m.created_at, m.id))
 
 
-class MemoryUserMappings:
+class InMemoryUserMappings:
     """User mappings by id."""
 
     def __init__(self, rows: dict[str, UserMapping]) -> None:
@@ -277,7 +278,7 @@ class MemoryUserMappings:
         return _page(_ordered(mine), limit, offset)
 
 
-class MemoryResourceMappings:
+class InMemoryResourceMappings:
     """Resource mappings by id."""
 
     def __init__(self, rows: dict[str, ResourceMapping]) -> None:
@@ -302,7 +303,7 @@ class MemoryResourceMappings:
         )
 
 
-class MemoryVenueMappings:
+class InMemoryVenueMappings:
     """Venue mappings by id."""
 
     def __init__(self, rows: dict[str, VenueMapping]) -> None:
@@ -341,7 +342,7 @@ class MemoryVenueMappings:
         return _page(found, limit, offset)
 
 
-class MemoryCommissions:
+class InMemoryCommissions:
     """Commission records and payout batches by id (the store's lock serializes transactions)."""
 
     def __init__(self, rows: dict[str, Commission], batches: dict[str, PayoutBatch]) -> None:
@@ -396,7 +397,7 @@ class MemoryCommissions:
         )
 
 
-class MemoryPayments:
+class InMemoryPayments:
     """Payments by id, and the provider events already applied."""
 
     def __init__(self, rows: dict[str, Payment], processed: set[str]) -> None:
@@ -427,7 +428,7 @@ class MemoryPayments:
         return True
 
 
-class MemoryIdempotency:
+class InMemoryIdempotency:
     """First responses by (scope, key)."""
 
     def __init__(self, rows: dict[tuple[str, str], IdempotencyRecord]) -> None:
@@ -440,7 +441,7 @@ class MemoryIdempotency:
         self._rows[(record.scope, record.key)] = record
 
 
-class MemoryRefunds:
+class InMemoryRefunds:
     """Refund requests by payment id."""
 
     def __init__(self, rows: dict[str, RefundRequest]) -> None:
@@ -475,3 +476,24 @@ class MemoryRefunds:
         found = self._rows.get(payment_id)
         if found is not None:
             self._rows[payment_id] = replace(found, last_error=error[:2000], next_attempt_at=retry_at)
+
+
+#: The names before ``InMemory*`` (deprecated, for one release).
+_RENAMED: dict[str, type] = {
+    "MemoryResources": InMemoryResources,
+    "MemoryBookings": InMemoryBookings,
+    "MemoryUsers": InMemoryUsers,
+    "MemoryTokens": InMemoryTokens,
+    "MemoryClients": InMemoryClients,
+    "MemoryUserMappings": InMemoryUserMappings,
+    "MemoryResourceMappings": InMemoryResourceMappings,
+    "MemoryVenueMappings": InMemoryVenueMappings,
+    "MemoryCommissions": InMemoryCommissions,
+    "MemoryPayments": InMemoryPayments,
+    "MemoryIdempotency": InMemoryIdempotency,
+    "MemoryRefunds": InMemoryRefunds,
+}
+
+
+def __getattr__(name: str) -> type:
+    return old_name(__name__, name, _RENAMED)

@@ -1,4 +1,4 @@
-"""Deterministic stand-ins for the clock, ids, passwords and payments."""
+"""Deterministic stand-ins (clock, ids, passwords, currencies) and a payment gateway that records."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 from booking_core.errors import PaymentProviderError
+from booking_core.memory._renamed import old_name
 from booking_core.money import CurrencyUnit, UnknownCurrency
 from booking_core.ports import ProviderIntent
 
@@ -69,7 +70,7 @@ class PlainPasswords:
 
 
 @dataclass
-class SandboxPayments:
+class InMemoryPaymentGateway:
     """An offline payment provider that remembers what it was asked, idempotently like a real one.
 
     ``fail`` makes every call fail; ``fail_refunds`` only refunds (a provider outage after payment).
@@ -153,3 +154,11 @@ class FixedCurrencies:
         if found is None:
             raise UnknownCurrency(f"{code}: not one of this store's currencies")
         return found
+
+
+#: The name before ``InMemory*`` (deprecated, for one release).
+_RENAMED: dict[str, type] = {"SandboxPayments": InMemoryPaymentGateway}
+
+
+def __getattr__(name: str) -> type:
+    return old_name(__name__, name, _RENAMED)

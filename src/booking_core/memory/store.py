@@ -16,22 +16,22 @@ from booking_core.booking import BLOCKING_STATUSES, Booking
 from booking_core.catalog import Resource
 from booking_core.commission import Commission
 from booking_core.errors import SlotUnavailable
-from booking_core.memory.account_codes import MemoryAccountCodes
+from booking_core.memory.account_codes import InMemoryAccountCodes
 from booking_core.memory.outbox import InMemoryOutbox
-from booking_core.memory.reads import MemoryAvailabilityReads
+from booking_core.memory.reads import InMemoryAvailabilityReads
 from booking_core.memory.repositories import (
-    MemoryBookings,
-    MemoryClients,
-    MemoryCommissions,
-    MemoryIdempotency,
-    MemoryPayments,
-    MemoryRefunds,
-    MemoryResourceMappings,
-    MemoryResources,
-    MemoryTokens,
-    MemoryUserMappings,
-    MemoryUsers,
-    MemoryVenueMappings,
+    InMemoryBookings,
+    InMemoryClients,
+    InMemoryCommissions,
+    InMemoryIdempotency,
+    InMemoryPayments,
+    InMemoryRefunds,
+    InMemoryResourceMappings,
+    InMemoryResources,
+    InMemoryTokens,
+    InMemoryUserMappings,
+    InMemoryUsers,
+    InMemoryVenueMappings,
 )
 from booking_core.outbox import OutboxEntry
 from booking_core.payments import Payment, RefundRequest
@@ -103,23 +103,23 @@ class InMemoryUnitOfWork:
 
     def _bind(self) -> None:
         t = self._tables
-        self.resources = MemoryResources(t.resources)
-        self.bookings = MemoryBookings(t.bookings)
-        self.availability = MemoryAvailabilityReads(
+        self.resources = InMemoryResources(t.resources)
+        self.bookings = InMemoryBookings(t.bookings)
+        self.availability = InMemoryAvailabilityReads(
             self.resources, self.bookings, lambda: self._tables.generation
         )
-        self.users = MemoryUsers(t.users)
-        self.tokens = MemoryTokens(t.tokens, t.users)
-        self.account_codes = MemoryAccountCodes(t.account_codes)
-        self.clients = MemoryClients(t.clients)
-        self.user_mappings = MemoryUserMappings(t.user_mappings)
-        self.resource_mappings = MemoryResourceMappings(t.resource_mappings)
-        self.venue_mappings = MemoryVenueMappings(t.venue_mappings)
-        self.commissions = MemoryCommissions(t.commissions, t.payout_batches)
-        self.payments = MemoryPayments(t.payments, t.processed_events)
-        self.refunds = MemoryRefunds(t.refunds)
+        self.users = InMemoryUsers(t.users)
+        self.tokens = InMemoryTokens(t.tokens, t.users)
+        self.account_codes = InMemoryAccountCodes(t.account_codes)
+        self.clients = InMemoryClients(t.clients)
+        self.user_mappings = InMemoryUserMappings(t.user_mappings)
+        self.resource_mappings = InMemoryResourceMappings(t.resource_mappings)
+        self.venue_mappings = InMemoryVenueMappings(t.venue_mappings)
+        self.commissions = InMemoryCommissions(t.commissions, t.payout_batches)
+        self.payments = InMemoryPayments(t.payments, t.processed_events)
+        self.refunds = InMemoryRefunds(t.refunds)
         self.outbox = self.outbox_queue = InMemoryOutbox(t.outbox)
-        self.idempotency = MemoryIdempotency(t.idempotency)
+        self.idempotency = InMemoryIdempotency(t.idempotency)
 
     def catalog_revision(self) -> int | None:
         """The store's commit count (any commit may have changed the catalog)."""

@@ -1,9 +1,10 @@
-"""Ports: what the domain needs from storage, payment, mail, time and randomness."""
+"""Ports: what the domain needs from storage, payment, notification channels, time and randomness."""
 
 from booking_core.ports.account_codes import AccountCodes
 from booking_core.ports.currencies import Currencies
 from booking_core.ports.idempotency import IdempotencyRecord, IdempotencyRecords, IdempotentRequest
 from booking_core.ports.mail import Mailer, OutboxQueue
+from booking_core.ports.notifier import Notifier, Notifiers
 from booking_core.ports.payouts import PayoutFiles
 from booking_core.ports.reads import AvailabilityReads, CatalogRevision, DataVersion, DataVersions
 from booking_core.ports.refunds import Refunds
@@ -49,6 +50,8 @@ __all__ = [
     "IdempotencyRecords",
     "IdempotentRequest",
     "Mailer",
+    "Notifier",
+    "Notifiers",
     "Outbox",
     "OutboxMessage",
     "OutboxQueue",

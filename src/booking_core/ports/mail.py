@@ -5,14 +5,15 @@ from __future__ import annotations
 import builtins
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Any, Protocol
 
 from booking_core.notifications import Notification
 from booking_core.outbox import OutboxEntry, OutboxStatus
 
 
 class Mailer(Protocol):
-    """Sends rendered email (SMTP, a directory of ``.eml`` files, the console)."""
+    """Renders and sends one email (SMTP, a directory of ``.eml`` files, the console): the e-mail
+    channel's transport."""
 
     sender: str
 
@@ -40,9 +41,16 @@ class OutboxQueue(Protocol):
         (its lease ran out and another worker took the message, or it is settled)."""
 
     def mark_sent(
-        self, entry: OutboxEntry, now: datetime, *, message_id: str | None, note: str | None
+        self,
+        entry: OutboxEntry,
+        now: datetime,
+        *,
+        message_id: str | None,
+        note: str | None,
+        payload: Mapping[str, Any],
     ) -> bool:
-        """The claimed try succeeded. False when the claim was lost (another worker took over)."""
+        """The claimed try succeeded; the message keeps ``payload`` from now on (its own, without
+        its secrets). False when the claim was lost (another worker took over)."""
 
     def mark_retry(self, entry: OutboxEntry, due_at: datetime, *, error: str, message_id: str | None) -> bool:
         """The claimed try failed; try again at ``due_at``. False when the claim was lost."""

@@ -11,11 +11,11 @@ from booking_core.booking import Booking, CancellationReason
 from booking_core.catalog import Resource
 from booking_core.claims import expired_hold, neighbourhood
 from booking_core.errors import BadRequest, InvalidTransition, NotFound, PermissionDenied, ValidationFailed
-from booking_core.lifecycle import CancelRequest, Event, decide
 from booking_core.paging import Page, Paged, fetch_page
 from booking_core.ports import BookingQuery, IdempotentRequest, UnitOfWork
 from booking_core.pricing import Quote, quote
 from booking_core.rules import accept_new_booking, validate_request
+from booking_core.state_machine import CancelRequest, Event, decide
 from booking_core.timerange import TimeRange
 from booking_core.usecases.browse import current_demand, load_available, resolve_resource_id
 from booking_core.usecases.changes import circumstances, kept_payment, store_change

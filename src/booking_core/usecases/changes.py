@@ -16,9 +16,9 @@ from booking_core.booking import Booking
 from booking_core.commission import Commission, commission_amount, commission_month
 from booking_core.commission_refunds import follow_refund
 from booking_core.errors import InvalidTransition, NotFound
-from booking_core.lifecycle import Change, Circumstances, CommissionAction, Event, decide
 from booking_core.payments import Payment, PaymentStatus, RefundRequest, refund_key
 from booking_core.ports import OutboxMessage, UnitOfWork
+from booking_core.state_machine import Change, Circumstances, CommissionAction, Event, decide
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.refunds import send_refunds
 from booking_core.usecases.retry import retried

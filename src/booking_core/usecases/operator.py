@@ -9,7 +9,7 @@ from __future__ import annotations
 from booking_core.accounts import ApprovalStatus, VenueMapping
 from booking_core.booking import Booking
 from booking_core.errors import NotFound
-from booking_core.lifecycle import Event
+from booking_core.state_machine import Event
 from booking_core.usecases.changes import apply_event
 from booking_core.usecases.clients import parse_approval_status
 from booking_core.usecases.deps import Deps

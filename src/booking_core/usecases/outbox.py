@@ -1,37 +1,34 @@
 """Delivering the outbox: claim what is due, send it, settle each try; and the operator's view.
 
-A claim is a short transaction of its own and sending happens outside any transaction, so a slow
-mail server holds no database lock. A claimed batch is leased to its worker (``RetryPolicy.lease``)
-and another worker takes a message only once its lease has run out. Behind a slow mail server a
-batch takes longer than a lease, so the worker starts each send only with most of a lease left
-(``RetryPolicy.needs_renewal``): when less is left, it first extends the lease of every message it
-still has to send, in one short transaction, and drops those another worker has taken meanwhile
-(``lost``: only a worker that stalled past its lease loses any). A fast mail server gets through
-a batch within its first lease and costs no renewal. So a message goes out twice (with the same
-``Message-ID``) only when its worker died, or stalled past its lease, between sending it and
-recording that; no worker that is alive sends a message another holds.
+Each message goes out through the notifier registered for its ``kind`` (its channel, see
+:class:`~booking_core.ports.Notifier`); the composition root registers them, e-mail first
+(:class:`~booking_core.usecases.email_notifier.EmailNotifier`). A claim is a short transaction of its
+own and sending happens outside any transaction, so a slow mail server holds no database lock. A
+claimed batch is leased to its worker (``RetryPolicy.lease``) and another worker takes a message
+only once its lease has run out. Behind a slow mail server a batch takes longer than a lease, so the
+worker starts each send only with most of a lease left (``RetryPolicy.needs_renewal``): when less is
+left, it first extends the lease of every message it still has to send, in one short transaction,
+and drops those another worker has taken meanwhile (``lost``: only a worker that stalled past its
+lease loses any). A fast mail server gets through a batch within its first lease and costs no
+renewal. So a message goes out twice (with the same ``Message-ID``) only when its worker died, or
+stalled past its lease, between sending it and recording that; no worker that is alive sends a
+message another holds. A sent message forgets its secrets (``booking_core.outbox.SECRET_FIELDS``).
 """
 
 from __future__ import annotations
 
 import logging
 import random
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from booking_core.errors import MailDeliveryFailed
-from booking_core.notifications import Notification, compose, compose_account, message_id_for
-from booking_core.outbox import (
-    ACCOUNT_TEMPLATES,
-    EMAIL_KIND,
-    MailTemplate,
-    OutboxEntry,
-    OutboxStatus,
-    RetryPolicy,
-)
-from booking_core.ports import Mailer
+from booking_core.errors import DeliveryFailed
+from booking_core.outbox import OutboxEntry, OutboxStatus, RetryPolicy, without_secrets
+from booking_core.ports import Mailer, Notifiers
 from booking_core.usecases.deps import Deps
+from booking_core.usecases.email_notifier import email_only
 
 log = logging.getLogger(__name__)
 
@@ -72,19 +69,21 @@ class DispatchResult:
         )
 
 
-class _Undeliverable(Exception):
-    """The message itself is wrong (unknown template, unknown booking): no retry can help."""
-
-
 def dispatch_outbox(
     deps: Deps,
-    mailer: Mailer,
+    notifiers: Notifiers | Mailer,
     *,
     policy: RetryPolicy = DEFAULT_POLICY,
     limit: int = BATCH,
     jitter: Callable[[], float] = random.random,
 ) -> DispatchResult:
-    """Send the messages that are due now (at most ``limit``), each tried once by this worker."""
+    """Send the messages that are due now (at most ``limit``), each tried once by this worker through
+    the notifier of its ``kind`` in ``notifiers``; a message of a kind without one fails for good.
+
+    Deprecated: a :class:`~booking_core.ports.Mailer` in place of ``notifiers`` (the signature of
+    releases before channels) is still taken, as the e-mail channel alone, for one release.
+    """
+    channels = _channels(notifiers)
     now = deps.clock.now()
     with deps.uow() as uow:
         claimed = uow.outbox_queue.claim_due(now, lease=policy.lease, limit=limit)
@@ -98,8 +97,20 @@ def dispatch_outbox(
             counts["lost"] += len(batch) - len(still_held)
             batch = deque(still_held)
             continue
-        counts[_deliver(deps, mailer, batch.popleft(), policy, jitter)] += 1
+        counts[_deliver(deps, channels, batch.popleft(), policy, jitter)] += 1
     return DispatchResult(**counts)
+
+
+def _channels(notifiers: Notifiers | Mailer) -> Notifiers:
+    if isinstance(notifiers, Mapping):
+        return notifiers
+    warnings.warn(
+        "dispatch_outbox(deps, mailer) is deprecated: pass the notifiers by kind, "
+        "e.g. email_only(mailer) of booking_core.usecases.email_notifier",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return email_only(notifiers)
 
 
 def _renew_leases(deps: Deps, batch: Iterable[OutboxEntry], policy: RetryPolicy) -> list[OutboxEntry]:
@@ -121,25 +132,29 @@ def _renew_leases(deps: Deps, batch: Iterable[OutboxEntry], policy: RetryPolicy)
 
 
 def _deliver(
-    deps: Deps, mailer: Mailer, entry: OutboxEntry, policy: RetryPolicy, jitter: Callable[[], float]
+    deps: Deps, channels: Notifiers, entry: OutboxEntry, policy: RetryPolicy, jitter: Callable[[], float]
 ) -> str:
-    message_id = entry.message_id or message_id_for(entry.id, mailer.sender)
+    notifier = channels.get(entry.kind)
+    if notifier is None:
+        error = f"unknown message kind {entry.kind!r}"
+        return _failed(deps, entry, error, entry.message_id, True, policy, jitter)
+    message_id = entry.message_id or notifier.delivery_id(entry.id)
     try:
-        notification = _notification(deps, entry)
-        if notification is not None:
-            mailer.send(notification, message_id=message_id)
-    except (_Undeliverable, MailDeliveryFailed) as error:
-        permanent = isinstance(error, _Undeliverable) or getattr(error, "permanent", False)
-        return _failed(deps, entry, str(error), message_id, permanent, policy, jitter)
+        note = notifier.deliver(entry, delivery_id=message_id, read=deps.read)
+    except DeliveryFailed as error:
+        return _failed(deps, entry, str(error), message_id, error.permanent, policy, jitter)
     now = deps.clock.now()
-    note = None if notification is not None else "skipped: the venue has no operator_email"
     with deps.uow() as uow:
-        settled = uow.outbox_queue.mark_sent(entry, now, message_id=message_id, note=note)
+        settled = uow.outbox_queue.mark_sent(
+            entry, now, message_id=message_id, note=note, payload=without_secrets(entry.payload)
+        )
         uow.commit()
     if not settled:
         log.warning("outbox %s: sent, but another worker had taken the message over", entry.id)
     if note:
-        log.info("outbox %s (%s, booking %s) %s", entry.id, entry.template, entry.booking_id, note)
+        log.info(
+            "outbox %s (%s %s, booking %s) %s", entry.id, entry.kind, entry.template, entry.booking_id, note
+        )
         return "skipped"
     return "sent"
 
@@ -148,7 +163,7 @@ def _failed(
     deps: Deps,
     entry: OutboxEntry,
     error: str,
-    message_id: str,
+    message_id: str | None,
     permanent: bool,
     policy: RetryPolicy,
     jitter: Callable[[], float],
@@ -166,37 +181,6 @@ def _failed(
     outcome = "failed for good" if give_up else "will be retried"
     log.log(level, "outbox %s (%s) try %d %s: %s", entry.id, entry.template, entry.attempts, outcome, error)
     return "failed" if give_up else "retrying"
-
-
-def _notification(deps: Deps, entry: OutboxEntry) -> Notification | None:
-    """The email ``entry`` stands for, from the booking as it is now (None: nobody to send it to)."""
-    if entry.kind != EMAIL_KIND:
-        raise _Undeliverable(f"unknown message kind {entry.kind!r}")
-    try:
-        template = MailTemplate(entry.template)
-    except ValueError:
-        raise _Undeliverable(f"unknown email template {entry.template!r}") from None
-    if template in ACCOUNT_TEMPLATES:
-        return _account_notification(deps, entry, template)
-    with deps.read() as uow:
-        booking = uow.bookings.get(entry.booking_id) if entry.booking_id else None
-        if booking is None:
-            raise _Undeliverable(f"booking {entry.booking_id!r} not found")
-        resource = uow.resources.get(booking.resource_id)
-        user = uow.users.get(booking.user_id)
-    if resource is None or user is None:
-        raise _Undeliverable(f"booking {booking.id}: its resource or user is gone")
-    return compose(template, booking, resource, user)
-
-
-def _account_notification(deps: Deps, entry: OutboxEntry, template: MailTemplate) -> Notification:
-    """The one-time code of ``entry`` to its user, at the address the user has now."""
-    user_id, code = str(entry.payload.get("user_id") or ""), str(entry.payload.get("code") or "")
-    with deps.read() as uow:
-        user = uow.users.get(user_id) if user_id else None
-    if user is None or not code:
-        raise _Undeliverable(f"user {user_id!r} not found, or no code to send")
-    return compose_account(template, user, code)
 
 
 def list_outbox(deps: Deps, status: OutboxStatus | None = None, *, limit: int = 100) -> list[OutboxEntry]:

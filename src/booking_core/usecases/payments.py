@@ -11,10 +11,10 @@ from datetime import datetime
 from booking_core.accounts import Actor
 from booking_core.booking import Booking
 from booking_core.claims import neighbourhood
-from booking_core.lifecycle import Event, Outcome, decide, require_payable
 from booking_core.payments import Payment, PaymentStatus, intent_key
 from booking_core.ports import IdempotentRequest, UnitOfWork
 from booking_core.rules import accepts_late_payment
+from booking_core.state_machine import Event, Outcome, decide, require_payable
 from booking_core.usecases.bookings import expire_stale_holds, owned
 from booking_core.usecases.changes import circumstances, store_change
 from booking_core.usecases.deps import Deps

@@ -91,10 +91,21 @@ class SqlaOutbox:
         return self._settle(entry, due_at=until)
 
     def mark_sent(
-        self, entry: OutboxEntry, now: datetime, *, message_id: str | None, note: str | None
+        self,
+        entry: OutboxEntry,
+        now: datetime,
+        *,
+        message_id: str | None,
+        note: str | None,
+        payload: Mapping[str, Any],
     ) -> bool:
         return self._settle(
-            entry, status=OutboxStatus.SENT.value, sent_at=now, message_id=message_id, last_error=note
+            entry,
+            status=OutboxStatus.SENT.value,
+            sent_at=now,
+            message_id=message_id,
+            last_error=note,
+            payload=dict(payload),
         )
 
     def mark_retry(self, entry: OutboxEntry, due_at: datetime, *, error: str, message_id: str | None) -> bool:

@@ -21,7 +21,9 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from booking_core.booking import Booking, BookingStatus, CancellationReason
 from booking_core.errors import AlreadyPaid, InvalidTransition
-from booking_core.lifecycle import (
+from booking_core.outbox import MailTemplate as Notice
+from booking_core.payments import Payment, PaymentStatus
+from booking_core.state_machine import (
     TABLE,
     CancelRequest,
     Circumstances,
@@ -33,8 +35,6 @@ from booking_core.lifecycle import (
     require_payable,
     stage_of,
 )
-from booking_core.outbox import MailTemplate as Notice
-from booking_core.payments import Payment, PaymentStatus
 
 T0 = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
 PART_REFUNDED = Decimal("5.00")

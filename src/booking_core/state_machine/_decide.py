@@ -10,10 +10,10 @@ from zoneinfo import ZoneInfo
 
 from booking_core.booking import Booking, BookingStatus, CancellationReason
 from booking_core.errors import AlreadyPaid, InvalidTransition
-from booking_core.lifecycle._effects import Change, CommissionAction
-from booking_core.lifecycle._table import PROVIDER_EVENTS, TABLE, Event, Fact, Outcome, Stage, When
 from booking_core.outbox import MailTemplate
 from booking_core.payments import Payment, PaymentStatus
+from booking_core.state_machine._effects import Change, CommissionAction
+from booking_core.state_machine._table import PROVIDER_EVENTS, TABLE, Event, Fact, Outcome, Stage, When
 
 
 def _always_free() -> bool:

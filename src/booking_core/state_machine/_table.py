@@ -2,7 +2,7 @@
 
 Rows are the stages a booking can be in (its status, with a lapsed hold told apart from a
 cancellation); columns are the events that may reach it. A cell is an :class:`Outcome`, or a
-:class:`When` that picks one of two by a fact of the moment. ``booking_core.lifecycle.decide`` reads
+:class:`When` that picks one of two by a fact of the moment. ``booking_core.state_machine.decide`` reads
 the table; nothing else decides a transition.
 
 Concurrent events commute (the final state depends on which arrived, not in which order), with two

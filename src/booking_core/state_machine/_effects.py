@@ -6,9 +6,9 @@ import enum
 from dataclasses import dataclass
 
 from booking_core.booking import Booking
-from booking_core.lifecycle._table import Outcome
 from booking_core.outbox import MailTemplate
 from booking_core.payments import Payment
+from booking_core.state_machine._table import Outcome
 
 
 class CommissionAction(enum.StrEnum):
