@@ -12,7 +12,7 @@ message to the notifier registered for its kind. No schema change.
 
 Downgrade changes nothing: a forgotten code cannot be brought back, nor is it needed.
 
-Revision ID: 0024
+Revision ID: 0014
 Revises: 0013
 Create Date: 2026-11-28
 """
@@ -22,7 +22,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0024"
+revision = "0014"
 down_revision = "0013"
 branch_labels = None
 depends_on = None
