@@ -338,6 +338,8 @@ def start_on_fake_stripe(
             publishable_key=settings.stripe_publishable_key,
             api_base=fake_url,
             timeout=(CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS) if timeout is None else timeout,
+            webhook_secret=webhook_secret,
+            currencies=services.deps.currencies,
         )
         mailer = FileMailer(mail_dir, sender="bookings@service.example")
         return replace(
