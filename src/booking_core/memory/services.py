@@ -131,7 +131,7 @@ class InMemoryPaymentGateway:
 
     def cancel_intent(self, intent_id: str) -> None:
         """What the provider does to an intent left unpaid (for tests)."""
-        self.intents[intent_id] = replace(self.intents[intent_id], status="canceled")
+        self.intents[intent_id] = replace(self.intents[intent_id], status="canceled", cancelled=True)
 
     def refund(self, intent_id: str, *, idempotency_key: str) -> str:
         """Refund in full, once per idempotency key."""

@@ -50,13 +50,18 @@ class PasswordHasher(Protocol):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ProviderIntent:
-    """A payment intent as the provider reports it."""
+    """A payment intent as the provider reports it.
+
+    ``status`` is the provider's own word for its state, opaque to the domain; ``cancelled`` says, in
+    no provider's terms, that the provider gave the intent up: it can no longer be paid.
+    """
 
     id: str
     client_secret: str
     amount_minor: int
     currency: str
     status: str
+    cancelled: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -87,7 +87,7 @@ def _still_open(deps: Deps, uow: UnitOfWork, earlier: Sequence[Payment], booking
     latest = next((p for p in reversed(earlier) if p.is_open), None)
     if latest is None or (latest.amount, latest.currency) != (booking.total_price, booking.currency):
         return None
-    if deps.payments.retrieve_intent(latest.payment_intent_id).status != "canceled":
+    if not deps.payments.retrieve_intent(latest.payment_intent_id).cancelled:
         return latest
     uow.payments.save(replace(latest, status=PaymentStatus.CANCELED))
     return None

@@ -25,6 +25,8 @@ log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_SECONDS = 5.0
 READ_TIMEOUT_SECONDS = 20.0
+#: The status of an intent Stripe gave up (by request, or unpaid for too long).
+CANCELED = "canceled"
 #: Retries of a safe call; the SDK waits 0.5 s to 5 s between them, with jitter.
 RETRIES = 1
 
@@ -130,6 +132,7 @@ class StripeGateway:
             amount_minor=minor,
             currency=intent.currency,
             status=intent.status,
+            cancelled=intent.status == CANCELED,
         )
 
 
