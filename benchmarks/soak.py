@@ -36,7 +36,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "src"))
 from benchmarks._harness import BOOKING, all_day_resource, free_port, migrate_and_load, worker_rss_mb  # noqa: E402
 
-from entrypoints.http.routes.webhooks import SIGNATURE_HEADER, sign  # noqa: E402
+from adapters.payments.sandbox import sign  # noqa: E402
+from adapters.payments.stripe import SIGNATURE_HEADER  # noqa: E402
 from tests.support.postgres import temporary_database  # noqa: E402
 
 SOAK_SECONDS = float(os.environ.get("SOAK_SECONDS", "300"))

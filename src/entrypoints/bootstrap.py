@@ -23,7 +23,7 @@ from adapters.sqla import SqlaUnitOfWork, make_engine
 from adapters.sqla import ping as ping_database
 from adapters.sqla.version_probe import DataVersionProbe
 from booking_core.outbox import EMAIL_KIND
-from booking_core.ports import Mailer, Notifiers, PaymentGateway
+from booking_core.ports import Currencies, Mailer, Notifiers, PaymentGateway
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.email_notifier import EmailNotifier
 from entrypoints.config import ConfigError, Settings
@@ -62,16 +62,22 @@ class Services:
             self.replica_engine.dispose()
 
 
-def payment_gateway(settings: Settings) -> PaymentGateway:
-    """The provider chosen by ``BOOKING_PAYMENT_PROVIDER``."""
+def payment_gateway(settings: Settings, currencies: Currencies) -> PaymentGateway:
+    """The provider chosen by ``BOOKING_PAYMENT_PROVIDER``, reading its webhooks' amounts with
+    ``currencies``."""
     if settings.payment_provider == "stripe":
         return StripeGateway(
             secret_key=settings.stripe_secret_key,
             publishable_key=settings.stripe_publishable_key,
             api_base=settings.stripe_api_base,
+            webhook_secret=settings.stripe_webhook_secret,
+            currencies=currencies,
         )
     return SandboxGateway(
-        secret_key=settings.stripe_secret_key, publishable_key=settings.stripe_publishable_key
+        secret_key=settings.stripe_secret_key,
+        publishable_key=settings.stripe_publishable_key,
+        webhook_secret=settings.stripe_webhook_secret,
+        currencies=currencies,
     )
 
 
@@ -99,7 +105,8 @@ def mailer(settings: Settings) -> Mailer:
 
 def bootstrap(settings: Settings) -> Services:
     """Wire the real adapters for ``settings``."""
-    gateway = payment_gateway(settings)
+    currencies = charging_currencies()
+    gateway = payment_gateway(settings, currencies)
     try:
         engine = make_engine(settings.database_url, lock_timeout_ms=settings.db_lock_timeout_ms)
     except ValueError as exc:
@@ -115,7 +122,7 @@ def bootstrap(settings: Settings) -> Services:
         ids=RandomIds(),
         passwords=Argon2Passwords(),
         payments=gateway,
-        currencies=charging_currencies(),
+        currencies=currencies,
         hold_minutes=settings.pending_hold_minutes,
         max_unpaid_per_user=settings.max_unpaid_per_user,
     )

@@ -10,11 +10,12 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 
-from adapters.payments.stripe_amounts import to_stripe
+from adapters.payments.sandbox import sign
+from adapters.payments.stripe import SIGNATURE_HEADER
+from adapters.payments.stripe.amounts import to_stripe
 from booking_core.booking import Booking
 from booking_core.money import CurrencyUnit
 from booking_core.payments import Payment
-from entrypoints.http.routes.webhooks import SIGNATURE_HEADER, sign
 
 WEBHOOK_PATH = "/webhooks/provider/"
 TIMEOUT_SECONDS = 30.0

@@ -35,6 +35,7 @@ from adapters.catalog import validate_catalog, write_catalog
 from adapters.mail import FileMailer
 from adapters.passwords import Argon2Passwords
 from adapters.payments import StripeGateway
+from adapters.payments.sandbox import sign
 from adapters.payments.stripe import CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS
 from adapters.sqla import make_engine
 from adapters.sqla.migrate import upgrade
@@ -46,7 +47,6 @@ from booking_core.usecases.outbox import dispatch_outbox
 from entrypoints.bootstrap import Services, bootstrap
 from entrypoints.config import Settings
 from entrypoints.http.app import create_app
-from entrypoints.http.routes.webhooks import sign
 from tests.support.postgres import postgres_admin_url, require_postgres, temporary_database
 
 logging.getLogger("httpx").setLevel(logging.WARNING)
@@ -338,6 +338,8 @@ def start_on_fake_stripe(
             publishable_key=settings.stripe_publishable_key,
             api_base=fake_url,
             timeout=(CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS) if timeout is None else timeout,
+            webhook_secret=webhook_secret,
+            currencies=services.deps.currencies,
         )
         mailer = FileMailer(mail_dir, sender="bookings@service.example")
         return replace(

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from prometheus_client import REGISTRY
 
+from adapters.payments import SandboxGateway
 from booking_core.errors import InvalidTransition
 from booking_core.memory import InMemoryPaymentGateway
 from booking_core.usecases import operator
@@ -52,6 +53,14 @@ def app(database_url: str, provider: InMemoryPaymentGateway) -> Iterator[Api]:
     """The app with a payment provider the test can break, cancel intents of, and read."""
 
     def with_provider(services: Services) -> Services:
+        # the webhook's deliveries are read as the sandbox reads them (Stripe's format)
+        reader = SandboxGateway(
+            secret_key="sk_test",
+            publishable_key=provider.publishable_key,
+            webhook_secret=services.settings.stripe_webhook_secret,
+            currencies=services.deps.currencies,
+        )
+        provider.deliveries = reader.read_delivery
         return replace(services, deps=replace(services.deps, payments=provider))
 
     yield from start(database_url, customize=with_provider)

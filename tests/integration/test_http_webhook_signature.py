@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from entrypoints.http.routes.webhooks import sign
+from adapters.payments.sandbox import sign
 from tests.integration.http_fixtures import (
     ANNA,
     BOOKINGS,

@@ -108,6 +108,16 @@ def test_retrieve_intent(fake: FakeStripe) -> None:
         gateway.retrieve_intent("pi_unknown")
 
 
+def test_an_intent_stripe_cancelled_is_read_as_cancelled(fake: FakeStripe) -> None:
+    gateway = _gateway(fake.url)
+    created = gateway.create_intent(
+        amount_minor=500, currency="eur", booking_id="c", idempotency_key="i-c", destination_account=None
+    )
+    assert gateway.retrieve_intent(created.id).cancelled is False
+    fake.cancel(created.id)
+    assert gateway.retrieve_intent(created.id).cancelled is True
+
+
 @pytest.mark.parametrize("status", [500, 402])
 def test_an_error_answer_is_a_provider_error(fake: FakeStripe, status: int) -> None:
     fake.fail_next(status, times=5)

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 import psycopg
 
-from entrypoints.http.routes.webhooks import sign
+from adapters.payments.sandbox import sign
 
 BERLIN = ZoneInfo("Europe/Berlin")
 USER, OTHER, CLIENT = "arena-user", "arena-other", "arena-client"

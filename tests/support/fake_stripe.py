@@ -78,6 +78,12 @@ class FakeStripe:
         intent["amount_received"] = intent["amount"]
         return intent
 
+    def cancel(self, intent_id: str) -> dict[str, Any]:
+        """Give an intent up, as Stripe does with one left unpaid."""
+        intent = self.intents[intent_id]
+        intent["status"] = "canceled"
+        return intent
+
     # ------------------------------------------------------------------ the API
 
     def answer(

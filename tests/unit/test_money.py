@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 
 from adapters.currencies import IsoCurrencies
-from adapters.payments.stripe_amounts import from_stripe, stripe_currencies, to_stripe
+from adapters.payments.stripe.amounts import from_stripe, stripe_currencies, to_stripe
 from booking_core.catalog import PriceUnit
 from booking_core.money import UnknownCurrency
 from booking_core.pricing import quote

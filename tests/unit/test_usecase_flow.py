@@ -36,6 +36,7 @@ from booking_core.memory import (
 from booking_core.paging import Page
 from booking_core.payments import PaymentStatus
 from booking_core.ports import IdempotentRequest
+from booking_core.state_machine import Event
 from booking_core.usecases import (
     account_codes,
     auth,
@@ -155,7 +156,7 @@ def pay(deps: Deps, view: bookings.BookingView, actor: Actor, event_id: str = "e
     intent = payments.create_payment_intent(deps, actor, view.booking.id)
     event = payments.PaymentEvent(
         id=event_id,
-        type="payment_intent.succeeded",
+        kind=Event.PAYMENT_SUCCEEDED,
         payment_intent_id=intent.payment.payment_intent_id,
         booking_id=view.booking.id,
         amount_minor=2000 * (view.booking.duration_minutes // 60),
@@ -220,7 +221,7 @@ def test_the_same_event_twice_changes_nothing(deps: Deps, store: InMemoryStore) 
         deps,
         payments.PaymentEvent(
             id="evt_same",
-            type="payment_intent.succeeded",
+            kind=Event.PAYMENT_SUCCEEDED,
             payment_intent_id=next(iter(intent.values())).payment_intent_id,
             booking_id=view.booking.id,
             amount_minor=2000,
@@ -239,7 +240,7 @@ def test_amount_mismatch_does_not_mark_paid(deps: Deps) -> None:
         deps,
         payments.PaymentEvent(
             id="evt_x",
-            type="payment_intent.succeeded",
+            kind=Event.PAYMENT_SUCCEEDED,
             payment_intent_id=intent.payment.payment_intent_id,
             booking_id=view.booking.id,
             amount_minor=1,
@@ -300,7 +301,7 @@ def test_payment_for_expired_hold_books_if_free_else_refunds(
             deps,
             payments.PaymentEvent(
                 id=f"evt_{n}",
-                type="payment_intent.succeeded",
+                kind=Event.PAYMENT_SUCCEEDED,
                 payment_intent_id=intents[view.booking.id],
                 booking_id=view.booking.id,
                 amount_minor=2000,
@@ -349,7 +350,7 @@ def test_client_flow_with_commission(deps: Deps, store: InMemoryStore) -> None:
         deps,
         payments.PaymentEvent(
             id="evt_refund",
-            type="charge.refunded",
+            kind=Event.REFUND_REPORTED,
             payment_intent_id=store.tables.payments[next(iter(store.tables.payments))].payment_intent_id,
             booking_id=None,
             amount_minor=2000,

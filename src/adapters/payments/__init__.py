@@ -1,7 +1,7 @@
-"""Payment providers behind :class:`booking_core.ports.PaymentGateway`."""
+"""Payment providers behind :class:`booking_core.ports.PaymentGateway`, one package each: its outbound
+calls and its inbound webhook (signature and wire format)."""
 
 from adapters.payments.sandbox import SandboxGateway
-from adapters.payments.stripe import StripeGateway
-from adapters.payments.stripe_amounts import StripeAmounts, stripe_currencies
+from adapters.payments.stripe import StripeAmounts, StripeGateway, stripe_currencies
 
 __all__ = ["SandboxGateway", "StripeAmounts", "StripeGateway", "stripe_currencies"]

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
-from booking_core.errors import PaymentProviderError
+from booking_core.errors import BadRequest, PaymentProviderError
 from booking_core.memory._renamed import old_name
 from booking_core.money import CurrencyUnit, UnknownCurrency
-from booking_core.ports import ProviderIntent
+from booking_core.ports import PaymentEvent, ProviderIntent
+
+#: How a provider reads one webhook delivery (:meth:`~booking_core.ports.PaymentGateway.read_delivery`).
+DeliveryReader = Callable[[bytes, Mapping[str, str], datetime], PaymentEvent | None]
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
@@ -74,6 +78,8 @@ class InMemoryPaymentGateway:
     """An offline payment provider that remembers what it was asked, idempotently like a real one.
 
     ``fail`` makes every call fail; ``fail_refunds`` only refunds (a provider outage after payment).
+    ``deliveries`` reads webhook deliveries (a real provider's reader, for tests over HTTP); without
+    one, every delivery is refused as unsigned.
     """
 
     provider_name: str = "sandbox"
@@ -86,6 +92,7 @@ class InMemoryPaymentGateway:
     refund_calls: int = 0
     _by_key: dict[str, str] = field(default_factory=dict)
     _refund_ids: dict[str, str] = field(default_factory=dict)
+    deliveries: DeliveryReader | None = None
 
     def create_intent(
         self,
@@ -124,7 +131,7 @@ class InMemoryPaymentGateway:
 
     def cancel_intent(self, intent_id: str) -> None:
         """What the provider does to an intent left unpaid (for tests)."""
-        self.intents[intent_id] = replace(self.intents[intent_id], status="canceled")
+        self.intents[intent_id] = replace(self.intents[intent_id], status="canceled", cancelled=True)
 
     def refund(self, intent_id: str, *, idempotency_key: str) -> str:
         """Refund in full, once per idempotency key."""
@@ -135,6 +142,12 @@ class InMemoryPaymentGateway:
             self.refunds.append(intent_id)
             self._refund_ids[idempotency_key] = f"re_sandbox_{len(self.refunds):06d}"
         return self._refund_ids[idempotency_key]
+
+    def read_delivery(self, payload: bytes, headers: Mapping[str, str], now: datetime) -> PaymentEvent | None:
+        """The event of one delivery, as ``deliveries`` reads it."""
+        if self.deliveries is None:
+            raise BadRequest("invalid signature")
+        return self.deliveries(payload, headers, now)
 
 
 class FixedCurrencies:

@@ -28,6 +28,7 @@ from booking_core.ports.services import (
     Outbox,
     OutboxMessage,
     PasswordHasher,
+    PaymentEvent,
     PaymentGateway,
     ProviderIntent,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "OutboxMessage",
     "OutboxQueue",
     "PasswordHasher",
+    "PaymentEvent",
     "PaymentGateway",
     "Payments",
     "PayoutFiles",

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from booking_core.outbox import EMAIL_KIND, MailTemplate
+from booking_core.state_machine import Event
 
 
 class Clock(Protocol):
@@ -49,13 +50,38 @@ class PasswordHasher(Protocol):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ProviderIntent:
-    """A payment intent as the provider reports it."""
+    """A payment intent as the provider reports it.
+
+    ``status`` is the provider's own word for its state, opaque to the domain; ``cancelled`` says, in
+    no provider's terms, that the provider gave the intent up: it can no longer be paid.
+    """
 
     id: str
     client_secret: str
     amount_minor: int
     currency: str
     status: str
+    cancelled: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PaymentEvent:
+    """A provider's event reduced to what the domain needs, in no provider's terms.
+
+    ``kind`` is what it is in the state machine (one of ``PROVIDER_EVENTS``); ``label`` the provider's
+    own name for it, opaque to the domain (metrics and logs show it). Amounts are ISO 4217 minor units:
+    ``amount_minor`` the payment's, ``refunded_minor`` how much of it was given back in all.
+    """
+
+    id: str
+    kind: Event
+    payment_intent_id: str
+    booking_id: str | None
+    amount_minor: int | None
+    currency: str | None
+    label: str = ""
+    failure_message: str = ""
+    refunded_minor: int | None = None
 
 
 class PaymentGateway(Protocol):
@@ -84,6 +110,14 @@ class PaymentGateway(Protocol):
 
     def refund(self, intent_id: str, *, idempotency_key: str) -> str:
         """Refund a succeeded intent in full; returns the refund id."""
+
+    def read_delivery(self, payload: bytes, headers: Mapping[str, str], now: datetime) -> PaymentEvent | None:
+        """The event one webhook delivery carries, once its signature is verified.
+
+        None for an event the service does not act on. Raises BadRequest ``invalid signature`` for a
+        delivery not signed by the provider within its tolerance (``now`` is the service's clock; a
+        provider's own library may use the real time), ``invalid payload`` for one it cannot read.
+        """
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

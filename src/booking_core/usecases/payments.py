@@ -12,9 +12,9 @@ from booking_core.accounts import Actor
 from booking_core.booking import Booking
 from booking_core.claims import neighbourhood
 from booking_core.payments import Payment, PaymentStatus, intent_key
-from booking_core.ports import IdempotentRequest, UnitOfWork
+from booking_core.ports import IdempotentRequest, PaymentEvent, UnitOfWork
 from booking_core.rules import accepts_late_payment
-from booking_core.state_machine import Event, Outcome, decide, require_payable
+from booking_core.state_machine import PROVIDER_EVENTS, Event, Outcome, decide, require_payable
 from booking_core.usecases.bookings import expire_stale_holds, owned
 from booking_core.usecases.changes import circumstances, store_change
 from booking_core.usecases.deps import Deps
@@ -24,13 +24,6 @@ from booking_core.usecases.retry import retried
 
 log = logging.getLogger(__name__)
 
-#: The provider's event types the service acts on, and what each is in the state machine.
-EVENT_TYPES = {
-    "payment_intent.succeeded": Event.PAYMENT_SUCCEEDED,
-    "payment_intent.payment_failed": Event.PAYMENT_FAILED,
-    "charge.refunded": Event.REFUND_REPORTED,
-}
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PaymentIntentView:
@@ -39,25 +32,6 @@ class PaymentIntentView:
     payment: Payment
     publishable_key: str
     provider_account_id: str | None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PaymentEvent:
-    """A provider event reduced to what the domain needs.
-
-    ``partial_refund``: a ``charge.refunded`` that gave back only part of the money;
-    ``refunded_minor``: how much of it was given back in all, in the currency's minor unit.
-    """
-
-    id: str
-    type: str
-    payment_intent_id: str
-    booking_id: str | None
-    amount_minor: int | None
-    currency: str | None
-    failure_message: str = ""
-    partial_refund: bool = False
-    refunded_minor: int | None = None
 
 
 class Delivery(enum.StrEnum):
@@ -113,7 +87,7 @@ def _still_open(deps: Deps, uow: UnitOfWork, earlier: Sequence[Payment], booking
     latest = next((p for p in reversed(earlier) if p.is_open), None)
     if latest is None or (latest.amount, latest.currency) != (booking.total_price, booking.currency):
         return None
-    if deps.payments.retrieve_intent(latest.payment_intent_id).status != "canceled":
+    if not deps.payments.retrieve_intent(latest.payment_intent_id).cancelled:
         return latest
     uow.payments.save(replace(latest, status=PaymentStatus.CANCELED))
     return None
@@ -151,8 +125,7 @@ def apply_payment_event(deps: Deps, event: PaymentEvent) -> EventResult:
     (logged, and reported as a mismatch). A payment that arrives for a booking that can no longer
     take it is refunded: the request is stored with the change and sent right after the commit.
     """
-    kind = EVENT_TYPES.get(event.type)
-    if kind is None:
+    if event.kind not in PROVIDER_EVENTS:
         return EventResult(delivery=Delivery.IGNORED)
     now = deps.clock.now()
     with deps.uow() as uow:
@@ -170,11 +143,11 @@ def apply_payment_event(deps: Deps, event: PaymentEvent) -> EventResult:
             return EventResult(delivery=Delivery.DUPLICATE)
         payment = uow.payments.by_intent(payment.payment_intent_id) or payment  # as it is under the lock
         refunded = None
-        if kind is Event.REFUND_REPORTED and event.partial_refund:
-            kind = Event.PARTIAL_REFUND_REPORTED
+        if event.kind is Event.PARTIAL_REFUND_REPORTED:
             refunded = deps.currencies.unit(payment.currency).from_minor(event.refunded_minor or 0)
         at = circumstances(uow, booking, now, time_free=_time_free(uow, booking, now))
-        change = decide(booking, kind, at, payment=payment, failure=event.failure_message, refunded=refunded)
+        failure = event.failure_message
+        change = decide(booking, event.kind, at, payment=payment, failure=failure, refunded=refunded)
         refunds = store_change(deps, uow, booking, payment, change) if change.changes_anything else []
         uow.commit()
     send_refunds(deps, refunds)

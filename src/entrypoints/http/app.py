@@ -38,9 +38,6 @@ class _Settings(Protocol):
     def login_rate_limit_per_minute(self) -> int: ...
 
     @property
-    def stripe_webhook_secret(self) -> str: ...
-
-    @property
     def redis_url(self) -> str | None: ...
 
     @property
@@ -107,7 +104,6 @@ def _state(services: AppServices, answers: AvailabilityAnswers, limit: RateLimit
             "deps": services.deps,
             AUTHENTICATOR_STATE: TokenAuthenticator(services.deps.read),
             "ping": services.ping,
-            "webhook_secret": services.settings.stripe_webhook_secret,
             RATE_LIMIT_STATE: limit,
             PUBLIC_URL_STATE: services.settings.public_url,
             THROTTLE_STATE: Throttle(services.settings.login_rate_limit_per_minute, limit.counters),

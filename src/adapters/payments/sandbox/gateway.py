@@ -5,8 +5,8 @@ idempotency key (like the real provider, the same key returns the same intent, s
 opens a second one) and carries its amount and currency, ``pi_sandbox_<amount>_<currency>_<hex>``;
 its client secret is derived from the id. So ``retrieve_intent`` answers the same in every process
 and after a restart. A sandbox intent is never cancelled: it waits for payment until settled through
-a signed ``payment_intent.succeeded`` webhook (``booking sandbox pay``), exactly as with the real
-provider, whose state the service keeps in its own database.
+a signed ``payment_intent.succeeded`` webhook in Stripe's format (``booking sandbox pay``), exactly as
+with the real provider, whose state the service keeps in its own database.
 """
 
 from __future__ import annotations
@@ -14,9 +14,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
+from collections.abc import Mapping
+from datetime import datetime
 
+from adapters.payments.sandbox.signature import verify
+from adapters.payments.stripe.amounts import stripe_currencies
+from adapters.payments.stripe.events import read_event
+from adapters.payments.stripe.signature import SIGNATURE_HEADER
 from booking_core.errors import PaymentProviderError
-from booking_core.ports import ProviderIntent
+from booking_core.ports import Currencies, PaymentEvent, ProviderIntent
 
 _INTENT_ID = re.compile(r"pi_sandbox_(?P<amount>[1-9][0-9]*)_(?P<currency>[a-z]{3})_[0-9a-f]{24}")
 
@@ -26,9 +32,18 @@ class SandboxGateway:
 
     provider_name = "sandbox"
 
-    def __init__(self, *, secret_key: str, publishable_key: str) -> None:
+    def __init__(
+        self,
+        *,
+        secret_key: str,
+        publishable_key: str,
+        webhook_secret: str = "",
+        currencies: Currencies | None = None,
+    ) -> None:
         self.publishable_key = publishable_key
         self._secret = secret_key.encode()
+        self._webhook_secret = webhook_secret
+        self._currencies = currencies or stripe_currencies()
 
     def _derive(self, label: str, value: str, length: int = 24) -> str:
         return hmac.new(self._secret, f"{label}:{value}".encode(), hashlib.sha256).hexdigest()[:length]
@@ -56,6 +71,12 @@ class SandboxGateway:
         if found is None:
             raise PaymentProviderError(f"The sandbox provider does not know intent {intent_id}.")
         return self._intent(intent_id, int(found["amount"]), found["currency"])
+
+    def read_delivery(self, payload: bytes, headers: Mapping[str, str], now: datetime) -> PaymentEvent | None:
+        """The event of one webhook delivery in Stripe's format, signed as Stripe signs, the
+        signature's time checked against ``now`` (the service's clock)."""
+        verify(payload, headers.get(SIGNATURE_HEADER), self._webhook_secret, now)
+        return read_event(payload, self._currencies)
 
     def _intent(self, intent_id: str, amount_minor: int, currency: str) -> ProviderIntent:
         return ProviderIntent(

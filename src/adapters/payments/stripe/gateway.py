@@ -9,18 +9,24 @@ does wrong comes out as :class:`~booking_core.errors.PaymentProviderError`.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 import stripe
 
-from adapters.payments.stripe_amounts import from_stripe, stripe_currencies, to_stripe
+from adapters.payments.stripe.amounts import from_stripe, stripe_currencies, to_stripe
+from adapters.payments.stripe.events import read_event
+from adapters.payments.stripe.signature import SIGNATURE_HEADER, verify_with_stripe
 from booking_core.errors import PaymentProviderError
-from booking_core.ports import ProviderIntent
+from booking_core.ports import Currencies, PaymentEvent, ProviderIntent
 
 log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_SECONDS = 5.0
 READ_TIMEOUT_SECONDS = 20.0
+#: The status of an intent Stripe gave up (by request, or unpaid for too long).
+CANCELED = "canceled"
 #: Retries of a safe call; the SDK waits 0.5 s to 5 s between them, with jitter.
 RETRIES = 1
 
@@ -30,7 +36,7 @@ class StripeGateway:
 
     ``api_base`` replaces Stripe's address (tests point the real SDK at a local fake server).
     Amounts cross the port in ISO 4217 minor units and are written as Stripe writes them
-    (:mod:`adapters.payments.stripe_amounts`).
+    (:mod:`adapters.payments.stripe.amounts`). Webhook deliveries are signed with ``webhook_secret``.
     """
 
     provider_name = "stripe"
@@ -43,10 +49,13 @@ class StripeGateway:
         api_base: str | None = None,
         timeout: tuple[float, float] = (CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS),
         retries: int = RETRIES,
+        webhook_secret: str = "",
+        currencies: Currencies | None = None,
     ) -> None:
         self.publishable_key = publishable_key
         self._retries = retries
-        self._currencies = stripe_currencies()
+        self._webhook_secret = webhook_secret
+        self._currencies = currencies or stripe_currencies()
         self._client = stripe.StripeClient(
             secret_key,
             base_addresses={"api": api_base} if api_base else None,
@@ -105,6 +114,12 @@ class StripeGateway:
             )
         return str(refund.id)
 
+    def read_delivery(self, payload: bytes, headers: Mapping[str, str], now: datetime) -> PaymentEvent | None:
+        """The event of one webhook delivery, once the SDK accepts its signature (against the real
+        time: ``now`` is not the provider's)."""
+        verify_with_stripe(payload, headers.get(SIGNATURE_HEADER), self._webhook_secret)
+        return read_event(payload, self._currencies)
+
     def _intent(self, intent: stripe.PaymentIntent) -> ProviderIntent:
         minor = from_stripe(intent.amount, self._currencies.unit(intent.currency))
         if minor is None:
@@ -117,6 +132,7 @@ class StripeGateway:
             amount_minor=minor,
             currency=intent.currency,
             status=intent.status,
+            cancelled=intent.status == CANCELED,
         )
 
 
