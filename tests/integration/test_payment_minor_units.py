@@ -130,3 +130,15 @@ def test_the_intent_and_the_webhook_use_the_currencys_minor_unit(
     assert status(api, booking["id"]) == "pending"  # a tenth of the price is not the booking's total
     deliver(api, intent)
     assert status(api, booking["id"]) == "paid"
+
+
+@pytest.mark.parametrize(
+    ("court", "shown"), [("Kuwait Court", "20.500"), ("Tokyo Court", "20"), ("Euro Court", "20.50")]
+)
+def test_amounts_are_written_with_their_currencys_decimals(api: Api, court: str, shown: str) -> None:
+    booking = book(api, ANNA, court, *SLOT)
+    answer = api.client.post(f"{BOOKINGS}{booking['id']}/create-payment-intent/", headers=auth(ANNA))
+    assert answer.status_code == 200, answer.text
+    detail: dict[str, Any] = api.client.get(f"{BOOKINGS}{booking['id']}/", headers=auth(ANNA)).json()
+    written = (booking["total_price"], answer.json()["amount"], detail["payment"]["amount"])
+    assert written == (shown, shown, shown)

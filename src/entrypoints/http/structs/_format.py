@@ -1,4 +1,5 @@
-"""How domain values are written on the wire: money with two decimals, datetimes with an offset."""
+"""How domain values are written on the wire: prices with two decimals, amounts with their currency's,
+datetimes with an offset."""
 
 from __future__ import annotations
 
@@ -6,10 +7,23 @@ from datetime import UTC, datetime, tzinfo
 from decimal import Decimal
 from typing import overload
 
+from adapters.currencies import iso_exponent
+from booking_core.money import UnknownCurrency
+
 
 def money(value: Decimal) -> str:
     """A decimal string with exactly two decimals (``"20.00"``)."""
     return f"{value:.2f}"
+
+
+def amount_in(value: Decimal, currency: str) -> str:
+    """An amount of ``currency`` with ISO 4217's decimals for it (``"20.50"`` EUR, ``"20.500"`` KWD,
+    ``"20"`` JPY); prices per unit are rates and keep :func:`money`'s two decimals."""
+    try:
+        exponent = iso_exponent(currency.upper())
+    except UnknownCurrency:  # not chargeable: the catalog refuses such a currency, so none is stored
+        return money(value)
+    return f"{value:.{exponent}f}"
 
 
 def money_or_none(value: Decimal | None) -> str | None:

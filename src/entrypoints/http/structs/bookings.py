@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 
 from booking_core.usecases.views import BookingView
-from entrypoints.http.structs._format import local, money, utc
+from entrypoints.http.structs._format import amount_in, local, money, utc
 from entrypoints.http.structs.payments import PaymentOut
 
 
@@ -44,7 +44,7 @@ def _common(view: BookingView) -> dict[str, Any]:
         "participant_count": b.participant_count,
         "price_per_unit": money(b.price_per_unit),
         "pricing_unit": str(b.pricing_unit),
-        "total_price": money(b.total_price),
+        "total_price": amount_in(b.total_price, b.currency),
         "currency": b.currency,
         "status": str(b.status),
         "can_cancel": view.can_cancel,
@@ -147,7 +147,7 @@ class ClientBookingCreated(msgspec.Struct, kw_only=True):
             venue_name=r.venue.name,
             start_datetime=local(b.start, r.tz),
             end_datetime=local(b.end, r.tz),
-            total_price=money(b.total_price),
+            total_price=amount_in(b.total_price, b.currency),
             currency=b.currency,
             participant_count=b.participant_count,
             created_at=utc(b.created_at),

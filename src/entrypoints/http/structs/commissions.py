@@ -7,7 +7,7 @@ from datetime import datetime
 import msgspec
 
 from booking_core.commission import Commission
-from entrypoints.http.structs._format import money, utc
+from entrypoints.http.structs._format import amount_in, money, utc
 
 
 class CommissionOut(msgspec.Struct, kw_only=True):
@@ -31,9 +31,9 @@ class CommissionOut(msgspec.Struct, kw_only=True):
             id=c.id,
             booking_id=c.booking_id,
             reference_code=c.reference_code,
-            base_amount=money(c.base_amount),
+            base_amount=amount_in(c.base_amount, c.currency),
             commission_percent=money(c.commission_percent),
-            amount=money(c.amount),
+            amount=amount_in(c.amount, c.currency),
             currency=c.currency,
             month=c.month,
             status=str(c.status),

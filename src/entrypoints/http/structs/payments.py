@@ -8,7 +8,7 @@ import msgspec
 
 from booking_core.payments import Payment
 from booking_core.usecases.payments import PaymentIntentView
-from entrypoints.http.structs._format import money, utc
+from entrypoints.http.structs._format import amount_in, utc
 
 
 class PaymentOut(msgspec.Struct, kw_only=True):
@@ -31,11 +31,11 @@ class PaymentOut(msgspec.Struct, kw_only=True):
             provider=p.provider,
             payment_intent_id=p.payment_intent_id,
             status=str(p.status),
-            amount=money(p.amount),
+            amount=amount_in(p.amount, p.currency),
             currency=p.currency,
             paid_at=utc(p.paid_at),
             refunded_at=utc(p.refunded_at),
-            refunded_amount=money(p.refunded_amount),
+            refunded_amount=amount_in(p.refunded_amount, p.currency),
         )
 
 
@@ -56,7 +56,7 @@ class PaymentIntentOut(msgspec.Struct, kw_only=True, omit_defaults=True):
         return cls(
             client_secret=p.client_secret,
             payment_intent_id=p.payment_intent_id,
-            amount=money(p.amount),
+            amount=amount_in(p.amount, p.currency),
             currency=p.currency,
             publishable_key=view.publishable_key,
             provider_account_id=view.provider_account_id or None,
