@@ -15,6 +15,7 @@ from adapters.sqla.engine import read_only_engine
 from adapters.sqla.errors import translate, translated
 from adapters.sqla.repositories import (
     SqlaAccountCodes,
+    SqlaAuditLog,
     SqlaClients,
     SqlaCommissions,
     SqlaIdempotencyRecords,
@@ -23,6 +24,7 @@ from adapters.sqla.repositories import (
     SqlaRefunds,
     SqlaResourceMappings,
     SqlaResources,
+    SqlaStaffRoles,
     SqlaTokens,
     SqlaUserMappings,
     SqlaUsers,
@@ -33,6 +35,7 @@ from adapters.sqla.repositories.bookings import SqlaBookings, bookings_for
 from booking_core.errors import StorageUnavailable
 from booking_core.ports import (
     AccountCodes,
+    AuditLog,
     AvailabilityReads,
     Bookings,
     Clients,
@@ -43,6 +46,7 @@ from booking_core.ports import (
     Refunds,
     ResourceMappings,
     Resources,
+    StaffRoles,
     Tokens,
     UserMappings,
     Users,
@@ -67,6 +71,8 @@ _ON_SESSION: dict[str, Callable[[Session], object]] = {
     "outbox": SqlaOutbox,
     "outbox_queue": SqlaOutbox,
     "idempotency": SqlaIdempotencyRecords,
+    "staff": SqlaStaffRoles,
+    "audit": SqlaAuditLog,
 }
 _REPOSITORY_NAMES = ("resources", "availability", "bookings", *_ON_SESSION)
 
@@ -97,6 +103,8 @@ class SqlaUnitOfWork:
     refunds: Refunds
     outbox: Outbox
     idempotency: IdempotencyRecords
+    staff: StaffRoles
+    audit: AuditLog
     availability: AvailabilityReads
     #: The same outbox with the worker's side (``claim_due``, ``mark_sent``, ...: ``OutboxQueue``).
     outbox_queue: SqlaOutbox

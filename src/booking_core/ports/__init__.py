@@ -32,10 +32,12 @@ from booking_core.ports.services import (
     PaymentGateway,
     ProviderIntent,
 )
+from booking_core.ports.staff import AuditLog, StaffRoles
 from booking_core.ports.unit_of_work import UnitOfWork
 
 __all__ = [
     "AccountCodes",
+    "AuditLog",
     "AvailabilityReads",
     "BookingQuery",
     "Bookings",
@@ -66,6 +68,7 @@ __all__ = [
     "ResourceMappings",
     "ResourceQuery",
     "Resources",
+    "StaffRoles",
     "Tokens",
     "UnitOfWork",
     "UserMappings",
