@@ -1,23 +1,26 @@
-"""Blocks racing bookings over HTTP against `booking serve` with several worker processes on
-PostgreSQL (CONTRACT 7.9): a block and a customer's booking for overlapping time of one resource
-never both win, whichever process serves which; the database is counted afterwards.
+"""Blocks racing bookings over HTTP against `booking serve` with several worker processes, on
+PostgreSQL and SQLite (CONTRACT 7.9): a block and a customer's booking for overlapping time of one
+resource never both win, whichever process serves which; the database is counted afterwards.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from datetime import date, datetime, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import httpx
-import psycopg
 import pytest
+from sqlalchemy import text
 
+from adapters.sqla import make_engine
 from tests.support.postgres import require_postgres, temporary_database
 from tests.support.server import serving
 
-pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 BERLIN = ZoneInfo("Europe/Berlin")
 CUSTOMER = "block-race-customer"
@@ -64,13 +67,22 @@ def _catalog() -> dict[str, object]:
     }
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, int, int]]:
+@contextmanager
+def _database(backend: str, tmp: Path) -> Iterator[str]:
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp / 'race.sqlite3'}"
+        return
     require_postgres()
-    with (
-        temporary_database() as url,
-        serving(url, _catalog(), tmp_path_factory.mktemp("block-race"), workers=3) as base,
-    ):
+    with temporary_database() as url:
+        yield url
+
+
+@pytest.fixture(scope="module", params=[pytest.param("postgres", marks=pytest.mark.postgres), "sqlite"])
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str, int, int]]:
+    tmp = tmp_path_factory.mktemp("block-race")
+    with _database(request.param, tmp) as url, serving(url, _catalog(), tmp, workers=3) as base:
         (court,) = httpx.get(f"{base}/api/v1/resources/").json()
         yield base, url, court["id"], court["venue"]
 
@@ -107,15 +119,21 @@ def _send(base: str, venue: int, requests: list[tuple[str, dict[str, object]]]) 
 
 def _overlaps_in_database(url: str, court: int) -> int:
     """Live bookings (pending, confirmed, paid) overlapping closed time of the court."""
-    with psycopg.connect(url) as connection:
-        row = connection.execute(
-            "SELECT count(*) FROM bookings b JOIN unavailable_periods u ON u.resource_id = b.resource_id "
-            "WHERE b.resource_id = %s AND b.status IN ('pending', 'confirmed', 'paid') "
-            "AND b.start_at < u.end_at AND u.start_at < b.end_at",
-            (court,),
-        ).fetchone()
-    assert row is not None
-    return int(row[0])
+    engine = make_engine(url)
+    try:
+        with engine.connect() as connection:
+            found = connection.execute(
+                text(
+                    "SELECT count(*) FROM bookings b JOIN unavailable_periods u "
+                    "ON u.resource_id = b.resource_id WHERE b.resource_id = :court "
+                    "AND b.status IN ('pending', 'confirmed', 'paid') "
+                    "AND b.start_at < u.end_at AND u.start_at < b.end_at"
+                ),
+                {"court": court},
+            ).scalar_one()
+    finally:
+        engine.dispose()
+    return int(found)
 
 
 def test_blocks_and_bookings_for_one_slot_never_both_win(server: tuple[str, str, int, int]) -> None:

@@ -377,3 +377,14 @@ def test_the_day_sheet_defaults_to_today_and_offers_short_notice_time(api: Api) 
     assert sheet["date"] == "2026-06-01"  # 02:00 in New York
     (padel,) = sheet["resources"]
     assert padel["free"][0]["start_time"] == "08:00:00"
+
+
+def test_ids_beyond_any_row_are_404_not_errors(api: Api) -> None:
+    body = {"start_datetime": at(8), "end_datetime": at(9)}
+    huge = 2**63 - 1
+    assert place(api, ADMIN, expect=404, resource_ids=[huge], **body) == {"detail": "Not found."}
+    for path in (f"venues/{huge}/blocks/", f"venues/{2**63}/blocks/", "venues/+1/blocks/"):
+        assert api.client.post(f"{OPERATOR}/{path}", json=body, headers=auth(ADMIN)).status_code == 404
+    for block in (huge, 2**31, 2**64):
+        assert api.client.delete(f"{OPERATOR}/blocks/{block}/", headers=auth(ADMIN)).status_code == 404
+    assert api.client.get(f"{OPERATOR}/venues/{huge}/day/", headers=auth(ADMIN)).status_code == 404
