@@ -379,6 +379,19 @@ def test_the_day_sheet_defaults_to_today_and_offers_short_notice_time(api: Api) 
     assert padel["free"][0]["start_time"] == "08:00:00"
 
 
+def test_the_block_list_is_paged(api: Api) -> None:
+    for hour in (8, 10, 12):
+        court_block(api, at(hour), at(hour + 1), "Court 2")
+    first = api.client.get(blocks_path(api), params={"from": DAY, "to": DAY, "limit": 2}, headers=auth(DESK))
+    assert [b["start_datetime"] for b in first.json()] == [at(8), at(10)]
+    following = first.headers["Link"].split(">")[0].lstrip("<")
+    assert "offset=2" in following
+    rest = api.client.get(
+        blocks_path(api), params={"from": DAY, "to": DAY, "limit": 2, "offset": 2}, headers=auth(DESK)
+    )
+    assert ([b["start_datetime"] for b in rest.json()], rest.headers.get("Link")) == ([at(12)], None)
+
+
 def test_ids_beyond_any_row_are_404_not_errors(api: Api) -> None:
     body = {"start_datetime": at(8), "end_datetime": at(9)}
     huge = 2**63 - 1

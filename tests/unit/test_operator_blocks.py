@@ -79,8 +79,8 @@ def test_a_block_closes_every_resource_and_refuses_bookings_in_it(deps: Deps, st
         book(deps, user_actor(deps), at(3, 11))
     assert [e.action for e in store.tables.audit] == [AuditAction.BLOCK_CREATE] * 2
     listed = list_blocks(deps, None, VENUE, date(2026, 6, 3), date(2026, 6, 3))
-    assert [b.block.id for b in listed] == [b.block.id for b in placed.blocks]
-    assert list_blocks(deps, None, VENUE, date(2026, 6, 4), None) == []
+    assert [b.block.id for b in listed.items] == [b.block.id for b in placed.blocks]
+    assert list_blocks(deps, None, VENUE, date(2026, 6, 4), None).items == []
 
 
 def test_cancel_makes_room_and_refunds_a_paid_booking(deps: Deps, store: InMemoryStore) -> None:
