@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import time
+from datetime import UTC, datetime, time
 from decimal import Decimal
 
 import pytest
@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from adapters.sqla import SqlaUnitOfWork, make_engine, upgrade
 from adapters.sqla.models import ResourceRow, TimeSlotRow, UnavailablePeriodRow
+from booking_core.catalog import BlockSource, UnavailablePeriod
 from booking_core.ports.repositories import ResourceQuery
 from tests.support.seed import demo_resource, seed
 
@@ -113,5 +114,31 @@ def test_a_unit_of_work_reads_the_catalog_revision_once_until_it_writes_the_cata
         assert _selects(sent[before:], "FROM catalog_revision") == 1
         uow.session.scalars(select(ResourceRow).where(ResourceRow.id == 2)).one().name = "Court 9"
         uow.session.flush()
-        assert uow.resources.get(2).name == "Court 9"  # the write moved the revision: read again
-        assert _selects(sent[before:], "FROM catalog_revision") == 2
+        assert uow.resources.get(2).name == "Court 9"  # the write is seen in the unit of work,
+        # from the database: a unit of work that changed the catalog has no committed revision to
+        # compare with, so it neither takes from the cache nor fills it
+        assert _selects(sent[before:], "FROM catalog_revision") == 1
+
+
+def test_a_unit_of_work_that_changed_the_catalog_and_rolled_back_leaves_nothing_in_the_cache(
+    uow_factory: tuple[object, object],
+) -> None:
+    """Its revision was its own: had it cached under that number, the next commit of the same number
+    (a block placed elsewhere) would be served the resource without that block."""
+    factory, _engine = uow_factory
+    read(factory)
+    block = UnavailablePeriod(
+        resource_id=1,
+        start=datetime(2026, 6, 3, 8, tzinfo=UTC),
+        end=datetime(2026, 6, 3, 10, tzinfo=UTC),
+        source=BlockSource.STAFF,
+    )
+    with factory() as uow:  # type: ignore[operator]
+        uow.blocks.lock([1])
+        assert uow.resources.get(1).unavailable_periods == ()  # read after its own change
+        uow.rollback()
+    with factory() as uow:  # type: ignore[operator]
+        uow.blocks.lock([1])
+        stored = uow.blocks.add(block)
+        uow.commit()
+    assert read(factory).unavailable_periods == (stored,)  # type: ignore[attr-defined]
