@@ -11,7 +11,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from sqlalchemy import insert, select, text, update
+from sqlalchemy import event, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from adapters.catalog import validate_catalog, write_catalog
@@ -401,3 +401,33 @@ def test_ids_beyond_any_row_are_404_not_errors(api: Api) -> None:
     for block in (huge, 2**31, 2**64):
         assert api.client.delete(f"{OPERATOR}/blocks/{block}/", headers=auth(ADMIN)).status_code == 404
     assert api.client.get(f"{OPERATOR}/venues/{huge}/day/", headers=auth(ADMIN)).status_code == 404
+
+
+def test_the_day_sheet_reads_once_per_kind_however_many_bookings(api: Api) -> None:
+    def statements_of_a_day_sheet() -> int:
+        sent: list[str] = []
+
+        def count(*args: Any) -> None:
+            sent.append(args[2])
+
+        event.listen(api.services.engine, "before_cursor_execute", count)
+        try:
+            answer = api.client.get(
+                f"{OPERATOR}/venues/{api.venues['center-court']}/day/",
+                params={"date": DAY},
+                headers=auth(DESK),
+            )
+        finally:
+            event.remove(api.services.engine, "before_cursor_execute", count)
+        assert answer.status_code == 200, answer.text
+        return len(sent)
+
+    book(api, ANNA, "Court 1", at(8), at(9))
+    book(api, BEN, "Court 2", at(8), at(9))
+    statements_of_a_day_sheet()  # the catalog cached, as in a running server
+    few = statements_of_a_day_sheet()
+    assert few >= 3  # venue, resources, bookings, their users and payments
+    for hour in (11, 14):
+        book(api, ANNA, "Court 1", at(hour), at(hour + 1))
+        book(api, BEN, "Court 2", at(hour), at(hour + 1))
+    assert statements_of_a_day_sheet() == few
