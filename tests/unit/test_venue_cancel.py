@@ -201,6 +201,10 @@ def test_unpaid_live_bookings_are_cancelled_with_nothing_to_give_back(
     assert (done.booking.status, done.refund_amount) == (BookingStatus.CANCELLED, Decimal("0.00"))
     with pytest.raises(InvalidTransition, match="status 'cancelled'"):
         cancel_booking_for_venue(deps, pending.booking.id, reason=WEATHER, refund=RefundChoice.FULL)
+    with pytest.raises(InvalidTransition, match="status 'cancelled'"):  # the status first, then the amount
+        cancel_booking_for_venue(
+            deps, pending.booking.id, reason=WEATHER, refund=RefundChoice.AMOUNT, amount=Decimal("1")
+        )
     with pytest.raises(NotFound):
         cancel_booking_for_venue(deps, "nope", reason=WEATHER, refund=RefundChoice.FULL)
 
