@@ -99,7 +99,7 @@ class Fact(enum.StrEnum):
     STARTED = "the booking has started"
     ENDED = "the booking has ended"
     TIME_FREE = "its time is ahead and free"
-    PAYMENT_KEPT = "it is the payment the booking keeps"
+    PAYMENT_KEPT = "it is the payment the booking keeps (all or part of it)"
     PAID_BEFORE = "the booking holds another payment"
     REFUND_ALL = "all of it is to go back"
     REFUND_NONE = "none of it is to go back"
