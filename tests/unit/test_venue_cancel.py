@@ -124,7 +124,7 @@ def test_part_of_the_payment_goes_back_once_and_the_booking_is_refunded_when_it_
     assert done.booking.cancellation_reason is WEATHER
     assert (gateway.refunds, gateway.refund_amounts) == (
         [store.tables.payments[done.refunds[0].payment_id].payment_intent_id],
-        [1500],
+        [Decimal("15.00")],
     )
     assert store.tables.refunds[done.refunds[0].payment_id].amount == Decimal("15.00")
     assert commission_of(store, booking_id) == [
