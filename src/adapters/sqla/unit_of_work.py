@@ -30,6 +30,7 @@ from adapters.sqla.repositories import (
 )
 from adapters.sqla.repositories.availability import SqlaAvailabilityReads
 from adapters.sqla.repositories.bookings import SqlaBookings, bookings_for
+from adapters.sqla.repositories.reports import SqlaVenueReports
 from booking_core.errors import StorageUnavailable
 from booking_core.ports import (
     AccountCodes,
@@ -47,6 +48,7 @@ from booking_core.ports import (
     UserMappings,
     Users,
     VenueMappings,
+    VenueReports,
 )
 
 _OUTBOX_NAMES = ("outbox", "outbox_queue")
@@ -67,6 +69,7 @@ _ON_SESSION: dict[str, Callable[[Session], object]] = {
     "outbox": SqlaOutbox,
     "outbox_queue": SqlaOutbox,
     "idempotency": SqlaIdempotencyRecords,
+    "reports": SqlaVenueReports,
 }
 _REPOSITORY_NAMES = ("resources", "availability", "bookings", *_ON_SESSION)
 
@@ -98,6 +101,7 @@ class SqlaUnitOfWork:
     outbox: Outbox
     idempotency: IdempotencyRecords
     availability: AvailabilityReads
+    reports: VenueReports
     #: The same outbox with the worker's side (``claim_due``, ``mark_sent``, ...: ``OutboxQueue``).
     outbox_queue: SqlaOutbox
 
