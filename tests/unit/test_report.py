@@ -19,10 +19,12 @@ from booking_core.report import (
     by_hour,
     occupancy,
     open_ranges,
+    open_time,
     seconds_by_hour,
 )
+from booking_core.report._open_time import _walk
 from booking_core.timerange import TimeRange
-from tests.unit.builders import BERLIN, closure, resource, slot, span, utc, weekly
+from tests.unit.builders import BERLIN, closure, on, resource, slot, span, utc, weekly
 
 TZ = ZoneInfo(BERLIN)
 #: Monday to Sunday of the week whose Sunday falls back (03:00 CEST -> 02:00 CET on 2026-10-25)
@@ -147,3 +149,46 @@ def _booking(booking_id: str, start: dt.datetime, end: dt.datetime, *, status: s
         created_at=start,
         updated_at=start,
     )
+
+
+@pytest.mark.parametrize("zone", [BERLIN, "Australia/Lord_Howe", "Asia/Kathmandu", "America/St_Johns"])
+def test_counting_by_shape_agrees_with_walking_real_time(zone: str) -> None:
+    tz = ZoneInfo(zone)
+    court = resource(*weekly(slot("00:30", "03:15"), slot("07:45", "00:00")), tz=zone)
+    ranges = open_ranges(court, dt.date(2026, 1, 1), dt.date(2026, 12, 31))
+    walked: Counter[tuple[int, int]] = Counter()
+    for time_range in ranges:
+        _walk(time_range, tz, walked)
+
+    assert seconds_by_hour(ranges, tz) == walked
+
+
+@pytest.mark.parametrize("zone", [BERLIN, "Australia/Lord_Howe", "America/Sao_Paulo"])
+def test_open_time_of_a_year_agrees_with_expanding_every_day(zone: str) -> None:
+    summer = weekly(
+        slot("06:00", "23:00"), start_date=dt.date(2026, 6, 1), end_date=dt.date(2026, 8, 31), priority=1
+    )
+    court = resource(
+        *weekly(slot("00:30", "03:15"), slot("07:45", "00:00")),
+        *summer,
+        on(dt.date(2026, 12, 24), slot("10:00", "14:00")),
+        on(dt.date(2026, 12, 25)),
+        tz=zone,
+        unavailable_periods=(
+            closure(dt.date(2026, 10, 24), "22:00", "23:30", zone),
+            closure(dt.date(2026, 5, 1), "00:00", "12:00", zone),
+        ),
+    )
+    first, last = dt.date(2026, 1, 1), dt.date(2026, 12, 31)
+
+    assert open_time(court, first, last) == seconds_by_hour(open_ranges(court, first, last), ZoneInfo(zone))
+
+
+def test_open_time_without_validity_ranges_asks_the_weekday_once() -> None:
+    court = resource(*weekly(slot("08:00", "22:00")), on(dt.date(2026, 6, 3), slot("08:00", "12:00")))
+    june = open_time(court, dt.date(2026, 6, 1), dt.date(2026, 6, 30))
+
+    # four Wednesdays in June 2026, one of them open 08:00-12:00 only
+    assert june[3, 8] == 4 * HOUR
+    assert june[3, 12] == 3 * HOUR
+    assert june[1, 21] == 5 * HOUR

@@ -21,9 +21,8 @@ from booking_core.report import (
     bucket_minutes,
     buckets_by_hour,
     by_hour,
-    open_ranges,
+    open_time,
     resource_report,
-    seconds_by_hour,
 )
 from booking_core.report import ResourceFigures as Figures
 from booking_core.timerange import TimeRange
@@ -70,9 +69,9 @@ def venue_report(deps: Deps, staff: object, venue_id: int, date_from: date, date
     open_by_hour: Counter[WeekdayHour] = Counter()
     lines = []
     for resource in listed:
-        ranges = open_ranges(resource, date_from, date_to)
-        open_by_hour.update(seconds_by_hour(ranges, tz))
-        open_seconds = sum(int(r.duration.total_seconds()) for r in ranges)
+        opened = open_time(resource, date_from, date_to)
+        open_by_hour.update(opened)
+        open_seconds = sum(opened.values())
         sums = figures.get(resource.id) or Figures(resource_id=resource.id)
         lines.append(resource_report(resource, sums, open_seconds, quantum))
     return VenueReport(
