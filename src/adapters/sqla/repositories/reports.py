@@ -94,34 +94,40 @@ _MONEY = (
 )
 
 
-def _buckets_postgres() -> Select[Any]:
-    # bookings x the buckets each one touches; the first bucket is the one holding its start
-    step = bindparam("step", type_=BigInteger)
-    start, end = _epoch("postgresql", B.c.start_at), _epoch("postgresql", B.c.end_at)
-    # a function in FROM sees the tables before it (implicitly LATERAL)
-    series = (
-        func.generate_series(start - start % step, end - 1, step).table_valued("k").render_derived("buckets")
-    )
-    k = series.c.k
-    cut = func.least(end, k + step) - func.greatest(start, k)
+def _shapes(dialect: str) -> Select[Any]:
+    """The occupying bookings in the span as (start, end) in epoch seconds, each with how many
+    bookings share it: the courts of a venue are booked at the same hours, so a year of bookings is a
+    few thousand shapes (and PostgreSQL's planner, which guesses a thousand rows per series, no
+    longer thinks the cut costs enough to compile it first)."""
+    start, end = _epoch(dialect, B.c.start_at), _epoch(dialect, B.c.end_at)
     return (
-        select(k, func.sum(cut))
-        .select_from(B.join(series, true()))
+        select(start.label("s"), end.label("e"), func.count().label("n"))
         .where(_IN_SPAN, _OCCUPYING)
-        .group_by(k)
-        .order_by(k)
+        .group_by(start, end)
     )
+
+
+def _buckets_postgres() -> Select[Any]:
+    # shapes x the buckets each one touches; the first bucket is the one holding its start
+    step = bindparam("step", type_=BigInteger)
+    shapes = _shapes("postgresql").subquery("shapes")
+    s, e, n = shapes.c.s, shapes.c.e, shapes.c.n
+    # a function in FROM sees the tables before it (implicitly LATERAL)
+    series = func.generate_series(s - s % step, e - 1, step).table_valued("k").render_derived("buckets")
+    k = series.c.k
+    cut = (func.least(e, k + step) - func.greatest(s, k)) * n
+    return select(k, func.sum(cut)).select_from(shapes.join(series, true())).group_by(k).order_by(k)
 
 
 def _buckets_sqlite() -> Select[Any]:
     step = bindparam("step", type_=Integer)
-    start, end = _epoch("sqlite", B.c.start_at), _epoch("sqlite", B.c.end_at)
-    first = select((start - start % step).label("k"), start.label("s"), end.label("e")).where(
-        _IN_SPAN, _OCCUPYING
-    )
+    shapes = _shapes("sqlite").subquery("shapes")
+    first = select((shapes.c.s - shapes.c.s % step).label("k"), shapes.c.s, shapes.c.e, shapes.c.n)
     walk = first.cte("walk", recursive=True, nesting=True)
-    walk = walk.union_all(select(walk.c.k + step, walk.c.s, walk.c.e).where(walk.c.k + step < walk.c.e))
-    cut = func.min(walk.c.e, walk.c.k + step) - func.max(walk.c.s, walk.c.k)
+    walk = walk.union_all(
+        select(walk.c.k + step, walk.c.s, walk.c.e, walk.c.n).where(walk.c.k + step < walk.c.e)
+    )
+    cut = (func.min(walk.c.e, walk.c.k + step) - func.max(walk.c.s, walk.c.k)) * walk.c.n
     inner = select(walk.c.k.label("k"), func.sum(cut).label("seconds")).group_by(walk.c.k).subquery()
     return select(inner.c.k, inner.c.seconds).order_by(inner.c.k)
 
