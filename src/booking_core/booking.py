@@ -36,6 +36,29 @@ class CancellationReason(enum.StrEnum):
     EXPIRED = "expired"
 
 
+class BookingSource(enum.StrEnum):
+    """Who made a booking: its user online, a partner client for its user, or the venue's staff."""
+
+    ONLINE = "online"
+    CLIENT = "client"
+    STAFF = "staff"
+
+
+class PaymentMethod(enum.StrEnum):
+    """How a booking is paid: online through the provider, at the venue (not yet recorded), or a
+    payment the venue's staff recorded (cash, card terminal, other)."""
+
+    ONLINE = "online"
+    AT_VENUE = "at_venue"
+    CASH = "cash"
+    CARD_TERMINAL = "card_terminal"
+    OTHER = "other"
+
+
+#: The methods staff record a payment taken at the venue with.
+RECORDED_METHODS = frozenset({PaymentMethod.CASH, PaymentMethod.CARD_TERMINAL, PaymentMethod.OTHER})
+
+
 #: Statuses whose time is blocked for others (pending only while its hold lasts).
 BLOCKING_STATUSES = frozenset({BookingStatus.PENDING, BookingStatus.CONFIRMED, BookingStatus.PAID})
 
@@ -68,6 +91,9 @@ class Booking:
     paid_at: datetime | None = None
     cancelled_at: datetime | None = None
     refunded_at: datetime | None = None
+    source: BookingSource = BookingSource.ONLINE
+    payment_method: PaymentMethod = PaymentMethod.ONLINE
+    checked_in_at: datetime | None = None
     created_at: datetime
     updated_at: datetime
 

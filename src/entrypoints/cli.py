@@ -30,6 +30,7 @@ from entrypoints.commission_commands import add_commission_commands
 from entrypoints.config import ConfigError, Settings, load_settings
 from entrypoints.sandbox import DeliveryFailed, service_url
 from entrypoints.sandbox import pay as post_payment
+from entrypoints.staff_commands import add_staff_commands
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -139,6 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
     settle.add_argument("booking_id", metavar="BOOKING_ID")
     commissions = group("commissions", "partners' commissions: the monthly report and the SEPA payout")
     add_commission_commands(commissions, command, _services)
+    staff = group("staff", "venue staff and their roles (admin, manager, desk)")
+    add_staff_commands(staff, command, _services)
     work = command("worker", _worker, "run the background worker in the foreground")
     work.add_argument("--once", action="store_true", help="one pass, then exit")
     work.add_argument(

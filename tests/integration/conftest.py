@@ -1,4 +1,6 @@
-"""Database fixtures shared by the integration tests: empty (unmigrated) databases."""
+"""Fixtures shared by the integration tests: empty (unmigrated) databases, and the HTTP app over a
+loaded database of each backend (``tests.integration.http_fixtures``), available to every module
+without importing them."""
 
 from __future__ import annotations
 
@@ -7,7 +9,24 @@ from pathlib import Path
 
 import pytest
 
+from tests.integration.http_fixtures import (
+    api,
+    clone_postgres,
+    database_url,
+    loaded_sqlite_url,
+    postgres_template,
+    sqlite_template,
+)
 from tests.support.postgres import require_postgres, temporary_database
+
+__all__ = [
+    "api",
+    "clone_postgres",
+    "database_url",
+    "loaded_sqlite_url",
+    "postgres_template",
+    "sqlite_template",
+]
 
 
 @pytest.fixture

@@ -59,6 +59,12 @@ BEN = "user-token-ben"
 PARTNER = "client-token-partner"
 OTHER = "client-token-other"
 ANNA_PASSWORD = "anna-long-passphrase"
+#: Staff tokens (CONTRACT 7.1): desk and manager at center-court, manager at harbour-padel, admin.
+DESK = "staff-token-desk"
+MANAGER = "staff-token-manager"
+HARBOUR_MANAGER = "staff-token-harbour"
+ADMIN = "staff-token-admin"
+OPERATOR = "/api/v1/operator"
 
 _DAILY = [
     {"start_time": "08:00:00", "end_time": "17:00:00", "price_per_unit": "20.00"},
@@ -162,6 +168,26 @@ CATALOG: Mapping[str, Any] = {
             "token": ANNA,
         },
         {"email": "ben@example.com", "first_name": "Ben", "last_name": "Meyer", "token": BEN},
+        {"email": "desk@center-court.example", "first_name": "Dora", "last_name": "Desk", "token": DESK},
+        {
+            "email": "manager@center-court.example",
+            "first_name": "Max",
+            "last_name": "Manager",
+            "token": MANAGER,
+        },
+        {
+            "email": "manager@harbour.example",
+            "first_name": "Hal",
+            "last_name": "Harbour",
+            "token": HARBOUR_MANAGER,
+        },
+        {
+            "email": "admin@platform.example",
+            "first_name": "Ada",
+            "last_name": "Admin",
+            "language": "en",
+            "token": ADMIN,
+        },
     ],
     "clients": [
         {
@@ -176,6 +202,12 @@ CATALOG: Mapping[str, Any] = {
             "contact_email": "finance@other.example",
             "token": OTHER,
         },
+    ],
+    "staff": [
+        {"email": "desk@center-court.example", "role": "desk", "venues": ["center-court"]},
+        {"email": "manager@center-court.example", "role": "manager", "venues": ["center-court"]},
+        {"email": "manager@harbour.example", "role": "manager", "venues": ["harbour-padel"]},
+        {"email": "admin@platform.example", "role": "admin"},
     ],
 }
 

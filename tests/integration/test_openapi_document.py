@@ -74,6 +74,7 @@ def test_security_is_stated_per_operation(document: dict[str, Any]) -> None:
     assert {name: (s["type"], s["in"], s["name"]) for name, s in schemes.items()} == {
         "UserToken": ("apiKey", "header", "Authorization"),
         "ClientToken": ("apiKey", "header", "Authorization"),
+        "StaffToken": ("apiKey", "header", "Authorization"),
     }
     security = {(path, method): op.get("security") for path, method, op in _operations(document)}
     browse = [{}, {"UserToken": []}, {"ClientToken": []}]
@@ -85,6 +86,8 @@ def test_security_is_stated_per_operation(document: dict[str, Any]) -> None:
     for (path, _), requirement in security.items():
         if path.startswith("/api/v1/client/"):
             assert requirement == [{"ClientToken": []}], path
+        if path.startswith("/api/v1/operator/"):
+            assert requirement == [{"StaffToken": []}], path
 
 
 def test_user_headers_and_idempotency_key_are_parameters_where_they_apply(document: dict[str, Any]) -> None:

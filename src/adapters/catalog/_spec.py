@@ -20,6 +20,7 @@ from msgspec.structs import force_setattr, replace
 from adapters.catalog import _types as t
 from booking_core.accounts import Language
 from booking_core.limits import control_character
+from booking_core.staff import Role
 
 _MIDNIGHT = time(0)
 
@@ -246,12 +247,29 @@ class ClientSpec(_Entry, frozen=True, kw_only=True):
     token: t.Token | None = None
 
 
+class StaffSpec(_Entry, frozen=True, kw_only=True):
+    """A staff role (CONTRACT 7.1): the user from ``users:``, or created without a password."""
+
+    email: t.Email
+    role: t.StaffRoleName
+    venues: tuple[t.Slug, ...] = ()
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        force_setattr(self, "email", self.email.lower())
+        if self.role is Role.ADMIN and self.venues:
+            raise Invalid("venues", "must be empty for admin, who holds for every venue")
+        if self.role is not Role.ADMIN and not self.venues:
+            raise Invalid("venues", "must name at least one venue for manager and desk")
+
+
 class CatalogSpec(_Entry, frozen=True, kw_only=True):
     """The whole file, checked: every value has its domain type."""
 
     venues: tuple[VenueSpec, ...] = ()
     users: tuple[UserSpec, ...] = ()
     clients: tuple[ClientSpec, ...] = ()
+    staff: tuple[StaffSpec, ...] = ()
 
     def __post_init__(self) -> None:
         _unique(self.venues, "slug", lambda venue: venue.slug, "venues")

@@ -20,6 +20,7 @@ from msgspec import Meta
 from booking_core.accounts import Language
 from booking_core.catalog import PriceUnit
 from booking_core.iban import parse_iban
+from booking_core.staff import Role
 
 _DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 
@@ -64,6 +65,7 @@ Email = Annotated[str, _meta("must be an email address", pattern=rf"^\s*{_ADDRES
 Country = Annotated[str, _meta("must be a two-letter ISO country code such as DE", pattern=r"^[A-Z]{2}$")]
 Currency = Annotated[str, _meta("must be a three-letter currency code such as EUR", pattern=r"^[A-Z]{3}$")]
 Unit = Annotated[PriceUnit, _meta("must be one of " + ", ".join(unit.value for unit in PriceUnit))]
+StaffRoleName = Annotated[Role, _meta("must be one of " + ", ".join(role.value for role in Role))]
 Lang = Annotated[Language, _meta("must be one of " + ", ".join(lang.value for lang in Language))]
 Day = Annotated[date, _meta('must be a date "YYYY-MM-DD"')]
 # TOML's native local times are accepted too; YAML's unquoted 17:00:00 is a number (see _errors).

@@ -33,6 +33,7 @@ from adapters.catalog._spec import (
     ClientSpec,
     ResourceSpec,
     ScheduleSpec,
+    StaffSpec,
     UserSpec,
     VenueSpec,
 )
@@ -42,6 +43,7 @@ from adapters.sqla.models import (
     ClientRow,
     ResourceRow,
     ScheduleRow,
+    StaffRoleRow,
     TimeSlotRow,
     TokenRow,
     UnavailablePeriodRow,
@@ -60,6 +62,7 @@ KINDS = (
     "users",
     "clients",
     "tokens",
+    "staff roles",
 )
 
 
@@ -98,6 +101,8 @@ def write_catalog(
             writer.user(user, f"users[{index}]")
         for index, client in enumerate(spec.clients):
             writer.client(client, f"clients[{index}]")
+        for index, staff in enumerate(spec.staff):
+            writer.staff(staff, f"staff[{index}]")
     return writer.report
 
 
@@ -257,6 +262,40 @@ class _Writer:
         if spec.token is not None:
             self.session.flush()
             self._token(spec.token, f"{path}.token", user_id=None, client_id=row.id)
+
+    def staff(self, spec: StaffSpec, path: str) -> None:
+        """Grant the roles of ``spec`` (never taking others away); a missing user is created without
+        a password (they set one through the password reset)."""
+        self.session.flush()
+        user = self.session.scalar(select(UserRow).where(func.lower(UserRow.email) == spec.email))
+        if user is None:
+            user = UserRow(id=str(uuid.uuid4()), email=spec.email, is_active=True, created_at=self.now)
+            self.session.add(user)
+            self.session.flush()
+            self.report.created["users"] += 1
+        venue_ids: list[int | None] = []
+        for index, slug in enumerate(spec.venues):
+            venue_id = self.session.scalar(select(VenueRow.id).where(VenueRow.slug == slug))
+            if venue_id is None:
+                raise CatalogError(f"{path}.venues[{index}]: no venue with slug {slug}")
+            venue_ids.append(venue_id)
+        for venue_id in venue_ids or [None]:
+            held = self.session.scalar(
+                select(StaffRoleRow.id).where(
+                    StaffRoleRow.user_id == user.id,
+                    StaffRoleRow.role == spec.role.value,
+                    func.coalesce(StaffRoleRow.venue_id, 0) == (venue_id or 0),
+                )
+            )
+            if held is None:
+                self.session.add(
+                    StaffRoleRow(
+                        user_id=user.id, role=spec.role.value, venue_id=venue_id, created_at=self.now
+                    )
+                )
+                self.report.created["staff roles"] += 1
+            else:
+                self.report.unchanged["staff roles"] += 1
 
     def _token(self, token: str, path: str, *, user_id: str | None, client_id: int | None) -> None:
         token_hash = hash_token(token)

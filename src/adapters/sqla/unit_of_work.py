@@ -15,6 +15,7 @@ from adapters.sqla.engine import read_only_engine
 from adapters.sqla.errors import translate, translated
 from adapters.sqla.repositories import (
     SqlaAccountCodes,
+    SqlaAuditLog,
     SqlaClients,
     SqlaCommissions,
     SqlaIdempotencyRecords,
@@ -23,6 +24,7 @@ from adapters.sqla.repositories import (
     SqlaRefunds,
     SqlaResourceMappings,
     SqlaResources,
+    SqlaStaffRoles,
     SqlaTokens,
     SqlaUserMappings,
     SqlaUsers,
@@ -34,6 +36,7 @@ from adapters.sqla.repositories.reports import SqlaVenueReports
 from booking_core.errors import StorageUnavailable
 from booking_core.ports import (
     AccountCodes,
+    AuditLog,
     AvailabilityReads,
     Bookings,
     Clients,
@@ -44,6 +47,7 @@ from booking_core.ports import (
     Refunds,
     ResourceMappings,
     Resources,
+    StaffRoles,
     Tokens,
     UserMappings,
     Users,
@@ -70,6 +74,8 @@ _ON_SESSION: dict[str, Callable[[Session], object]] = {
     "outbox_queue": SqlaOutbox,
     "idempotency": SqlaIdempotencyRecords,
     "reports": SqlaVenueReports,
+    "staff": SqlaStaffRoles,
+    "audit": SqlaAuditLog,
 }
 _REPOSITORY_NAMES = ("resources", "availability", "bookings", *_ON_SESSION)
 
@@ -100,6 +106,8 @@ class SqlaUnitOfWork:
     refunds: Refunds
     outbox: Outbox
     idempotency: IdempotencyRecords
+    staff: StaffRoles
+    audit: AuditLog
     availability: AvailabilityReads
     reports: VenueReports
     #: The same outbox with the worker's side (``claim_due``, ``mark_sent``, ...: ``OutboxQueue``).

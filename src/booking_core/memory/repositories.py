@@ -63,6 +63,11 @@ class InMemoryResources:
     def get_venue(self, venue_id: int) -> Venue | None:
         return next((r.venue for r in self._rows.values() if r.venue.id == venue_id), None)
 
+    def venues(self, venue_ids: Collection[int] | None = None) -> builtins.list[Venue]:
+        found = {r.venue.id: r.venue for r in self._rows.values()}
+        chosen = (v for v in found.values() if venue_ids is None or v.id in venue_ids)
+        return sorted(chosen, key=lambda v: (v.name, v.id))
+
     def lock(self, resource_id: int) -> None:
         """Nothing to do: the store's lock serializes whole transactions."""
 

@@ -12,6 +12,7 @@ from typing import Self
 
 from booking_core.account_codes import AccountCode, CodePurpose
 from booking_core.accounts import Client, Principal, ResourceMapping, User, UserMapping, VenueMapping
+from booking_core.audit import AuditEntry
 from booking_core.booking import BLOCKING_STATUSES, Booking
 from booking_core.catalog import Resource
 from booking_core.commission import Commission
@@ -34,10 +35,12 @@ from booking_core.memory.repositories import (
     InMemoryUsers,
     InMemoryVenueMappings,
 )
+from booking_core.memory.staff import InMemoryAuditLog, InMemoryStaffRoles, RoleKey
 from booking_core.outbox import OutboxEntry
 from booking_core.payments import Payment, RefundRequest
 from booking_core.payout import PayoutBatch
 from booking_core.ports import IdempotencyRecord
+from booking_core.staff import StaffRole
 
 
 @dataclass
@@ -60,6 +63,8 @@ class Tables:
     refunds: dict[str, RefundRequest] = field(default_factory=dict)
     outbox: dict[str, OutboxEntry] = field(default_factory=dict)
     idempotency: dict[tuple[str, str], IdempotencyRecord] = field(default_factory=dict)
+    staff_roles: dict[RoleKey, StaffRole] = field(default_factory=dict)
+    audit: list[AuditEntry] = field(default_factory=list)
     #: How many commits made these tables: the data version of everything in them.
     generation: int = 0
 
@@ -122,6 +127,8 @@ class InMemoryUnitOfWork:
         self.outbox = self.outbox_queue = InMemoryOutbox(t.outbox)
         self.idempotency = InMemoryIdempotency(t.idempotency)
         self.reports = InMemoryVenueReports(t.bookings, t.payments)
+        self.staff = InMemoryStaffRoles(t.staff_roles)
+        self.audit = InMemoryAuditLog(t.audit)
 
     def catalog_revision(self) -> int | None:
         """The store's commit count (any commit may have changed the catalog)."""

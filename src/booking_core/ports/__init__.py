@@ -36,10 +36,12 @@ from booking_core.ports.services import (
     PaymentGateway,
     ProviderIntent,
 )
+from booking_core.ports.staff import AuditLog, StaffRoles
 from booking_core.ports.unit_of_work import UnitOfWork
 
 __all__ = [
     "AccountCodes",
+    "AuditLog",
     "AvailabilityReads",
     "BookingQuery",
     "Bookings",
@@ -72,6 +74,7 @@ __all__ = [
     "Resources",
     "SearchKey",
     "StaffBookingQuery",
+    "StaffRoles",
     "Tokens",
     "UnitOfWork",
     "UserMappings",

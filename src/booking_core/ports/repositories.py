@@ -98,6 +98,9 @@ class Resources(Protocol):
     def get_venue(self, venue_id: int) -> Venue | None:
         """One venue."""
 
+    def venues(self, venue_ids: Collection[int] | None = None) -> builtins.list[Venue]:
+        """Venues by name (ties by id), active or not: all, or those of ``venue_ids``."""
+
     def lock(self, resource_id: int) -> None:
         """Hold an exclusive lock on the resource until the unit of work ends."""
 

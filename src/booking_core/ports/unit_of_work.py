@@ -24,6 +24,7 @@ from booking_core.ports.repositories import (
     VenueMappings,
 )
 from booking_core.ports.services import Outbox
+from booking_core.ports.staff import AuditLog, StaffRoles
 
 
 class UnitOfWork(Protocol):
@@ -122,6 +123,14 @@ class UnitOfWork(Protocol):
     @property
     def idempotency(self) -> IdempotencyRecords:
         """The idempotency of this transaction."""
+
+    @property
+    def staff(self) -> StaffRoles:
+        """The staff roles of this transaction."""
+
+    @property
+    def audit(self) -> AuditLog:
+        """The audit log of this transaction."""
 
     @property
     def availability(self) -> AvailabilityReads:

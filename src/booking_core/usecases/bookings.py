@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from booking_core.accounts import Actor
-from booking_core.booking import Booking, CancellationReason
+from booking_core.booking import Booking, BookingSource, CancellationReason
 from booking_core.catalog import Resource
 from booking_core.claims import expired_hold, neighbourhood
 from booking_core.errors import BadRequest, InvalidTransition, NotFound, PermissionDenied, ValidationFailed
@@ -138,6 +138,7 @@ def _pending_booking(
         currency=resource.currency,
         notes=cmd.notes,
         hold_expires_at=now + timedelta(minutes=deps.hold_minutes),
+        source=BookingSource.CLIENT if client_id is not None else BookingSource.ONLINE,
         created_at=now,
         updated_at=now,
     )

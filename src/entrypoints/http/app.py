@@ -21,7 +21,7 @@ from entrypoints.http.openapi import TimeOfDaySchemaPlugin, finish, openapi_conf
 from entrypoints.http.paging import PUBLIC_URL_STATE
 from entrypoints.http.ratelimit import RATE_LIMIT_STATE, RateLimit, rate_limit_middleware, request_counters
 from entrypoints.http.request_metrics import request_metrics
-from entrypoints.http.routes import auth, bookings, client, resources, webhooks
+from entrypoints.http.routes import auth, bookings, client, operator, resources, webhooks
 from entrypoints.http.routes.health import health
 from entrypoints.http.routes.index import api_index
 from entrypoints.http.routes.metrics import MetricsController
@@ -72,7 +72,14 @@ def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
     limit = RateLimit(settings.rate_limit_per_minute, counters)
     api = Router(
         path=API_PREFIX,
-        route_handlers=[api_index, resources.router, bookings.router, client.router, auth.router],
+        route_handlers=[
+            api_index,
+            resources.router,
+            bookings.router,
+            client.router,
+            auth.router,
+            operator.router,
+        ],
         # the API's requests only: the provider's webhook checks its signature over the raw body first
         before_request=check_request,
     )

@@ -39,6 +39,7 @@ from entrypoints.http.examples import EXAMPLES
 
 USER_TOKEN = "UserToken"  # noqa: S105 - the name of a security scheme, not a credential
 CLIENT_TOKEN = "ClientToken"  # noqa: S105
+STAFF_TOKEN = "StaffToken"  # noqa: S105
 
 SECURITY_SCHEMES: dict[str, SecurityScheme] = {
     USER_TOKEN: SecurityScheme(
@@ -59,6 +60,15 @@ SECURITY_SCHEMES: dict[str, SecurityScheme] = {
             "the operator. Acting for a user, send exactly one of `X-User-External-ID` and `X-User-ID`."
         ),
     ),
+    STAFF_TOKEN: SecurityScheme(
+        type="apiKey",
+        name="Authorization",
+        security_scheme_in="header",
+        description=(
+            "`Authorization: Token <STAFF_USER_TOKEN>`: the token of a user holding a staff role (admin, "
+            "or manager or desk at a venue), from `POST /api/v1/auth/token/`. Other tokens get 403."
+        ),
+    ),
 }
 
 #: Browsing: anonymous, or with a token (which must then be valid).
@@ -67,6 +77,8 @@ ANONYMOUS_OR_TOKEN: list[SecurityRequirement] = [{}, {USER_TOKEN: []}, {CLIENT_T
 ANY_TOKEN: list[SecurityRequirement] = [{USER_TOKEN: []}, {CLIENT_TOKEN: []}]
 CLIENT_ONLY: list[SecurityRequirement] = [{CLIENT_TOKEN: []}]
 USER_ONLY: list[SecurityRequirement] = [{USER_TOKEN: []}]
+#: The operator API: a staff member's user token.
+STAFF_ONLY: list[SecurityRequirement] = [{STAFF_TOKEN: []}]
 
 #: The client-mode user headers, read by ``auth.user_headers`` (which checks their length and
 #: characters itself).
@@ -242,6 +254,9 @@ CODE_ANSWERS = answers(*_POST) | {
     )
 }
 WEBHOOK_ANSWERS = answers(400, 413, 503)
+#: The operator API (CONTRACT 7): reads, and changes (which may also conflict: 409).
+OPERATOR_READ_ANSWERS = answers(*_API, 401, 403, 404)
+OPERATOR_WRITE_ANSWERS = answers(*_POST, 401, 403, 404)
 
 #: Response headers some error answers always carry.
 _ERROR_HEADERS = {

@@ -29,6 +29,7 @@ from adapters.sqla.models.ledger import (
     RefundRequestRow,
 )
 from adapters.sqla.models.messaging import IdempotencyRecordRow, OutboxRow
+from adapters.sqla.models.staff import AuditRow, StaffRoleRow
 
 metadata = Base.metadata
 
@@ -36,6 +37,7 @@ __all__ = [
     "NO_OVERLAP_CONSTRAINT",
     "AccountCodeRow",
     "ActivityTypeRow",
+    "AuditRow",
     "Base",
     "BookingRevisionRow",
     "BookingRow",
@@ -51,6 +53,7 @@ __all__ = [
     "ResourceMappingRow",
     "ResourceRow",
     "ScheduleRow",
+    "StaffRoleRow",
     "TimeSlotRow",
     "TokenRow",
     "UnavailablePeriodRow",

@@ -83,6 +83,10 @@ class BookingRow(Base):
     paid_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     cancelled_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     refunded_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    # who made it (online, client, staff) and how it is paid (online, at_venue, or a recorded method)
+    source: Mapped[str] = mapped_column(String(10), server_default="online")
+    payment_method: Mapped[str] = mapped_column(String(20), server_default="online")
+    checked_in_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
 

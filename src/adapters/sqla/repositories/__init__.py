@@ -9,10 +9,12 @@ from adapters.sqla.repositories.ledger import SqlaPayments
 from adapters.sqla.repositories.mappings import SqlaResourceMappings, SqlaUserMappings, SqlaVenueMappings
 from adapters.sqla.repositories.messaging import SqlaIdempotencyRecords, SqlaOutbox
 from adapters.sqla.repositories.refunds import SqlaRefunds
+from adapters.sqla.repositories.staff import SqlaAuditLog, SqlaStaffRoles
 
 __all__ = [
     "PostgresBookings",
     "SqlaAccountCodes",
+    "SqlaAuditLog",
     "SqlaBookings",
     "SqlaClients",
     "SqlaCommissions",
@@ -22,6 +24,7 @@ __all__ = [
     "SqlaRefunds",
     "SqlaResourceMappings",
     "SqlaResources",
+    "SqlaStaffRoles",
     "SqlaTokens",
     "SqlaUserMappings",
     "SqlaUsers",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from sqlalchemy import BigInteger, Select, bindparam, select
@@ -203,6 +203,12 @@ class SqlaResources:
     def get_venue(self, venue_id: int) -> Venue | None:
         row = self._session.scalars(select(VenueRow).where(VenueRow.id == int64(venue_id))).one_or_none()
         return venue_to_domain(row) if row else None
+
+    def venues(self, venue_ids: Collection[int] | None = None) -> builtins.list[Venue]:
+        stmt = select(VenueRow).order_by(VenueRow.name, VenueRow.id)
+        if venue_ids is not None:
+            stmt = stmt.where(VenueRow.id.in_([int64(v) for v in venue_ids]))
+        return [venue_to_domain(row) for row in self._session.scalars(stmt)]
 
     def lock(self, resource_id: int) -> None:
         # SQLite: every write transaction began with BEGIN IMMEDIATE, which excludes other writers.

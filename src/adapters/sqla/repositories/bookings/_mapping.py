@@ -6,7 +6,7 @@ from datetime import datetime
 
 from adapters.sqla.models import BookingRow
 from booking_core.availability import BookedSlot
-from booking_core.booking import Booking, BookingStatus, CancellationReason
+from booking_core.booking import Booking, BookingSource, BookingStatus, CancellationReason, PaymentMethod
 from booking_core.catalog import PriceUnit
 
 
@@ -33,6 +33,9 @@ def booking_to_domain(row: BookingRow) -> Booking:
         paid_at=row.paid_at,
         cancelled_at=row.cancelled_at,
         refunded_at=row.refunded_at,
+        source=BookingSource(row.source),
+        payment_method=PaymentMethod(row.payment_method),
+        checked_in_at=row.checked_in_at,
         created_at=row.created_at,
         updated_at=row.updated_at,
     )
@@ -70,6 +73,9 @@ def booking_values(booking: Booking) -> dict[str, object]:
         "paid_at": booking.paid_at,
         "cancelled_at": booking.cancelled_at,
         "refunded_at": booking.refunded_at,
+        "source": booking.source.value,
+        "payment_method": booking.payment_method.value,
+        "checked_in_at": booking.checked_in_at,
         "created_at": booking.created_at,
         "updated_at": booking.updated_at,
     }
