@@ -25,8 +25,10 @@ from booking_core.report import (
     resource_report,
 )
 from booking_core.report import ResourceFigures as Figures
+from booking_core.staff import Action, Staff
 from booking_core.timerange import TimeRange
 from booking_core.usecases.deps import Deps
+from booking_core.usecases.permissions import require
 
 #: The currency of a venue without resources (nothing to sum in any case).
 _NO_CURRENCY = "EUR"
@@ -40,15 +42,18 @@ def check_report_dates(date_from: date, date_to: date) -> None:
         raise BadRequest(f"to: the report covers at most {MAX_REPORT_DAYS} days from `from`.")
 
 
-def venue_report(deps: Deps, staff: object, venue_id: int, date_from: date, date_to: date) -> VenueReport:
-    """The venue's report over its local dates ``date_from`` to ``date_to`` (inclusive).
+def venue_report(
+    deps: Deps, staff: Staff | None, venue_id: int, date_from: date, date_to: date
+) -> VenueReport:
+    """The venue's report over its local dates ``date_from`` to ``date_to`` (inclusive), for its
+    managers and admins (``staff`` None: the command line).
 
     Every active resource is listed, and an inactive one that has bookings in the dates. Occupancy
     counts confirmed, paid, completed and no-show bookings starting in the dates, against the open
     time (bookable windows less closures); ``by_hour`` sums both over the listed resources per
     local weekday and hour that has open time.
     """
-    # TODO(foundation): require(staff, Action.MANAGE_VENUE, venue_id) once staff roles land.
+    require(staff, Action.MANAGE_VENUE, venue_id)
     check_report_dates(date_from, date_to)
     with deps.read() as uow:
         venue = uow.resources.get_venue(venue_id)
