@@ -29,7 +29,6 @@ from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
 from zoneinfo import ZoneInfo
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,8 +46,11 @@ from adapters.sqla.repositories.bookings import booking_values  # noqa: E402
 from booking_core.accounts import User  # noqa: E402
 from booking_core.booking import Booking, BookingStatus, CancellationReason  # noqa: E402
 from booking_core.paging import Page  # noqa: E402
+from booking_core.ports import ResourceQuery  # noqa: E402
+from booking_core.staff import Role, Staff, StaffRole  # noqa: E402
 from booking_core.usecases.deps import Deps  # noqa: E402
 from booking_core.usecases.operator_reports import venue_report  # noqa: E402
+from booking_core.usecases.operator_search import BookingSearch, export_bookings, search_bookings  # noqa: E402
 from entrypoints.bootstrap import bootstrap  # noqa: E402
 from entrypoints.config import Settings  # noqa: E402
 from tests.support.postgres import temporary_database  # noqa: E402
@@ -59,9 +61,10 @@ COURTS = 20
 OPEN_HOURS = range(7, 22)  # 15 one-hour bookings a court a day: 300 a day
 CUSTOMERS = 50
 NOW = datetime(2026, 6, 11, 6, 0, tzinfo=UTC)
+ADMIN_ID = "00000000-0000-4000-6000-000000000001"
 
 #: The day sheet's measurement, ``(deps, staff, venue_id, day) -> None``: filled in by its own part.
-DAY_SHEET: Callable[[Deps, Any, int, date], object] | None = None
+DAY_SHEET: Callable[[Deps, Staff, int, date], object] | None = None
 
 
 def catalog() -> dict[str, object]:
@@ -157,7 +160,7 @@ def seed(deps: Deps, url: str, history_days: int) -> tuple[int, list[int]]:
     finally:
         engine.dispose()
     with deps.uow() as uow:
-        courts = [r for r in uow.resources.for_venue(_venue_id(deps, "bench-club"))]
+        courts = list(uow.resources.for_venue(_venue_id(deps, "bench-club")))
         for n in range(CUSTOMERS):
             uow.users.add(
                 User(
@@ -176,7 +179,11 @@ def seed(deps: Deps, url: str, history_days: int) -> tuple[int, list[int]]:
         for k, day in enumerate(days):
             rows = bookings_of(day, court_ids, customers, first=1 + k * len(court_ids) * len(OPEN_HOURS))
             session.execute(insert(BookingRow), [booking_values(b) for b in rows])
-            paid = [b for b in rows if b.status in {BookingStatus.PAID, BookingStatus.COMPLETED, BookingStatus.REFUNDED}]
+            paid = [
+                b
+                for b in rows
+                if b.status in {BookingStatus.PAID, BookingStatus.COMPLETED, BookingStatus.REFUNDED}
+            ]
             session.execute(insert(PaymentRow), [_payment(b) for b in paid])
             if k % 30 == 29:
                 session.commit()
@@ -188,8 +195,6 @@ def seed(deps: Deps, url: str, history_days: int) -> tuple[int, list[int]]:
 
 
 def _venue_id(deps: Deps, slug: str) -> int:
-    from booking_core.ports import ResourceQuery
-
     with deps.read() as uow:
         (found, *_) = uow.resources.list(ResourceQuery(venue_slug=slug, is_active=None, is_bookable=None))
     return found.venue.id
@@ -207,11 +212,26 @@ def timed(run: Callable[[], object], repeats: int) -> tuple[float, float]:
     return statistics.median(times), p99
 
 
-def reads(deps: Deps, staff: Any, venue_id: int) -> dict[str, Callable[[], object]]:
-    """What is measured, by name (the search's part is added with its use case)."""
+def reads(deps: Deps, staff: Staff, venue_id: int) -> dict[str, Callable[[], object]]:
+    """What is measured, by name: each read as its HTTP handler asks its use case."""
     year_from = DAY - timedelta(days=365)
+    venue = BookingSearch(venue_id=venue_id)
+    one_day = BookingSearch(venue_id=venue_id, date_from=DAY, date_to=DAY, status="paid")
+    page = Page(limit=100)
     measured: dict[str, Callable[[], object]] = {
         "report (366 days)": lambda: venue_report(deps, staff, venue_id, year_from, DAY),
+        "search (venue, page 1)": lambda: search_bookings(deps, staff, venue, page=page),
+        "search q (email part)": lambda: search_bookings(
+            deps, staff, BookingSearch(venue_id=venue_id, text="mer007@exa"), page=page
+        ),
+        "search day+status": lambda: search_bookings(deps, staff, one_day, page=page),
+        "search admin (all venues)": lambda: search_bookings(deps, staff, BookingSearch(), page=page),
+        "csv (one day, all rows)": lambda: sum(
+            len(chunk)
+            for chunk in export_bookings(
+                deps, staff, BookingSearch(venue_id=venue_id, date_from=DAY, date_to=DAY)
+            )
+        ),
     }
     if DAY_SHEET is not None:
         sheet = DAY_SHEET
@@ -220,8 +240,12 @@ def reads(deps: Deps, staff: Any, venue_id: int) -> dict[str, Callable[[], objec
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--history-days", type=int, default=0, help="days before the busy day, 300 bookings each")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--history-days", type=int, default=0, help="days before the busy day, 300 bookings each"
+    )
     parser.add_argument("--repeats", type=int, default=50)
     args = parser.parse_args()
     with temporary_database() as url:
@@ -233,7 +257,10 @@ def main() -> int:
             venue_id, _ = seed(deps, url, args.history_days)
             total = (args.history_days + 1) * COURTS * len(OPEN_HOURS)
             print(f"seeded {total} bookings in {time.perf_counter() - began:.1f} s", flush=True)
-            staff = None
+            staff = Staff(
+                user=User(id=ADMIN_ID, email="admin@bench.example", created_at=NOW),
+                roles=(StaffRole(user_id=ADMIN_ID, role=Role.ADMIN, created_at=NOW),),
+            )
             print(f"{'read':<28}{'p50 ms':>10}{'p99 ms':>10}")
             for name, run in reads(deps, staff, venue_id).items():
                 p50, p99 = timed(run, args.repeats)

@@ -31,8 +31,9 @@ def open_time(resource: Resource, date_from: dt.date, date_to: dt.date) -> Count
     tz = resource.tz
     governing = _governing(resource)
     exact = _closure_days(resource, date_from, date_to) | _clock_change_days(tz, date_from, date_to)
-    plain: Counter[tuple[int, Schedule]] = Counter()
-    first_of: dict[tuple[int, Schedule], dt.date] = {}
+    # plain days by weekday and schedule (by identity: the resource holds each schedule once, and
+    # hashing one by value costs more than its day), with the first such day to expand
+    plain: dict[tuple[int, int], tuple[dt.date, int]] = {}
     ranges: list[TimeRange] = []
     day = date_from
     while day <= date_to:
@@ -40,12 +41,13 @@ def open_time(resource: Resource, date_from: dt.date, date_to: dt.date) -> Count
         if schedule is not None and day in exact:
             ranges.extend(open_ranges(resource, day, day))
         elif schedule is not None:
-            plain[day.isoweekday(), schedule] += 1
-            first_of.setdefault((day.isoweekday(), schedule), day)
+            key = (day.isoweekday(), id(schedule))
+            first, days = plain.get(key, (day, 0))
+            plain[key] = (first, days + 1)
         day += _DAY
     found = seconds_by_hour(ranges, tz)
-    for key, days in plain.items():
-        for hour, seconds in seconds_by_hour(open_ranges(resource, first_of[key], first_of[key]), tz).items():
+    for first, days in plain.values():
+        for hour, seconds in seconds_by_hour(open_ranges(resource, first, first), tz).items():
             found[hour] += seconds * days
     return found
 
