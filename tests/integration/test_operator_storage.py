@@ -248,3 +248,17 @@ def test_search_after_reads_the_whole_result_chunk_by_chunk(seeded: Backend) -> 
 
     assert [len(c) for c in chunks] == [4, 4, 1]
     assert [ref for chunk in chunks for ref in chunk] == _refs(seeded, query)
+
+
+def test_search_text_folds_case_beyond_ascii(seeded: Backend) -> None:
+    with seeded.uow() as uow:
+        uow.users.add(
+            User(id=_id(99), email="oe@example.com", first_name="Ümit", last_name="Özil", created_at=NOW)
+        )
+        uow.commit()
+    add_bookings(
+        seeded, make_booking("20:00", "21:00", id=_id(98), reference_code="UMLA0098", user_id=_id(99))
+    )
+
+    assert _refs(seeded, StaffBookingQuery(text="özil")) == ["UMLA0098"]
+    assert _refs(seeded, StaffBookingQuery(text="ÜMIT Ö")) == ["UMLA0098"]

@@ -35,10 +35,12 @@ from booking_core.timerange import TimeRange
 class SqlaBookings:
     """Bookings in the ``bookings`` table. ``add``/``save`` flush, so constraint errors surface at once.
 
-    A strategy per database sets the statements that differ (:attr:`_BLOCKED`, :attr:`_LIVE`), the
-    locks (:meth:`_lock_resource`, :meth:`_lock_resource_of`) and ``claim``.
+    A strategy per database sets its dialect's name (:attr:`_DIALECT`), the statements that differ
+    (:attr:`_BLOCKED`, :attr:`_LIVE`), the locks (:meth:`_lock_resource`, :meth:`_lock_resource_of`)
+    and ``claim``.
     """
 
+    _DIALECT: ClassVar[str]
     _BLOCKED: ClassVar[Select[Any]]
     _LIVE: ClassVar[Select[Any]]
 
@@ -145,13 +147,13 @@ class SqlaBookings:
         return [booking_to_domain(row) for row in self._session.scalars(stmt.limit(limit).offset(offset))]
 
     def search(self, query: StaffBookingQuery, *, limit: int, offset: int) -> builtins.list[Booking]:
-        stmt = search_statement(query).limit(limit).offset(offset)
+        stmt = search_statement(self._DIALECT, query).limit(limit).offset(offset)
         return [booking_to_domain(row) for row in self._session.scalars(stmt)]
 
     def search_after(
         self, query: StaffBookingQuery, after: SearchKey | None, *, limit: int
     ) -> builtins.list[Booking]:
-        stmt = search_statement(query, after).limit(limit)
+        stmt = search_statement(self._DIALECT, query, after).limit(limit)
         return [booking_to_domain(row) for row in self._session.scalars(stmt)]
 
     def expired_holds(self, now: datetime, resource_id: int | None = None) -> builtins.list[Booking]:

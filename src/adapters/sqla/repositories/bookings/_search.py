@@ -3,8 +3,9 @@
 The venues' filter is a subquery of their resources, so the bookings are found through
 ``(resource_id, start_at)`` within a venue and through ``(start_at, id)`` (migration 0017) in the
 search's own order over every venue. The text matches with ``LIKE`` on lower-cased columns, the
-customer joined in the same statement; ``%``, ``_`` and the escape character in the text match
-themselves.
+customer joined in the same statement (on SQLite through ``unicode_lower``, which the engine
+registers: its own lower() folds ASCII alone); ``%``, ``_`` and the escape character in the text
+match themselves.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Select, and_, false, func, literal, or_, select
 
+from adapters.sqla.engine import UNICODE_LOWER
 from adapters.sqla.models import BookingRow, ResourceRow, UserRow
 from adapters.sqla.types import int64
 from booking_core.ports import SearchKey, StaffBookingQuery, VenueSpan
@@ -23,9 +25,9 @@ _USERS = UserRow.__table__
 _ESCAPE = "\\"
 
 
-def search_statement(query: StaffBookingQuery, after: SearchKey | None = None) -> Select[Any]:
-    """The bookings ``query`` finds, latest start first (ties by id, highest first); with ``after``
-    only those that come after that (start, id) in this order."""
+def search_statement(dialect: str, query: StaffBookingQuery, after: SearchKey | None = None) -> Select[Any]:
+    """The bookings ``query`` finds on the ``dialect``'s database, latest start first (ties by id,
+    highest first); with ``after`` only those that come after that (start, id) in this order."""
     stmt = select(BookingRow).order_by(T.c.start_at.desc(), T.c.id.desc())
     if query.venue_ids is not None:
         stmt = stmt.where(T.c.resource_id.in_(_resources_of(query.venue_ids)))
@@ -36,7 +38,8 @@ def search_statement(query: StaffBookingQuery, after: SearchKey | None = None) -
     if query.status is not None:
         stmt = stmt.where(T.c.status == query.status.value)
     if query.text:
-        stmt = stmt.join(_USERS, _USERS.c.id == T.c.user_id).where(_matching(query.text))
+        lower = func.lower if dialect == "postgresql" else getattr(func, UNICODE_LOWER)
+        stmt = stmt.join(_USERS, _USERS.c.id == T.c.user_id).where(_matching(query.text, lower))
     if after is not None:
         start, booking_id = after
         # spelled out rather than a row comparison, which SQLite's planner reads less well
@@ -56,14 +59,10 @@ def _starting_in(entry: VenueSpan) -> ColumnElement[bool]:
     )
 
 
-def _matching(text: str) -> ColumnElement[bool]:
+def _matching(text: str, lower: Any) -> ColumnElement[bool]:
     pattern = "%" + _escaped(text.lower()) + "%"
-    name = func.lower(_USERS.c.first_name + literal(" ") + _USERS.c.last_name)
-    return or_(
-        func.lower(T.c.reference_code).like(pattern, escape=_ESCAPE),
-        func.lower(_USERS.c.email).like(pattern, escape=_ESCAPE),
-        name.like(pattern, escape=_ESCAPE),
-    )
+    name = _USERS.c.first_name + literal(" ") + _USERS.c.last_name
+    return or_(*(lower(c).like(pattern, escape=_ESCAPE) for c in (T.c.reference_code, _USERS.c.email, name)))
 
 
 def _escaped(text: str) -> str:
