@@ -81,7 +81,7 @@ MONEY = (
 )
 
 
-def _shapes(dialect: str) -> Select[Any]:
+def _shapes(dialect: str) -> Select[int, int, int]:
     """The occupying bookings in the span as (start, end) in epoch seconds, each with how many
     bookings share it: the courts of a venue are booked at the same hours, so a year of bookings is a
     few thousand shapes (and PostgreSQL's planner, which guesses a thousand rows per series, no
