@@ -39,7 +39,7 @@ DateTo = Annotated[
 
 
 @get("/venues/{venue_id:str}/report/", sync_to_thread=True, responses=OPERATOR_READ_ANSWERS)
-def report(
+def get_venue_report(
     request: Request[Any, Any, Any],
     deps: NamedDependency[Deps],
     venue_id: PathId,
@@ -63,4 +63,4 @@ def query_date(name: str, text: str | None) -> date:
         raise BadRequest(f"{name}: {error}.") from None
 
 
-handlers = [report]
+handlers = [get_venue_report]

@@ -83,7 +83,7 @@ _CSV_ANSWER = ResponseSpec(
     response_headers=[LINK_HEADER, ResponseHeader(name="Content-Disposition", documentation_only=True)],
     responses=OPERATOR_READ_ANSWERS | {200: _CSV_ANSWER},
 )
-def search(
+def search_staff_bookings(
     request: Request[Any, Any, Any],
     deps: NamedDependency[Deps],
     venue: QueryInt64 = None,
@@ -120,4 +120,4 @@ def search(
     return paged_response(request, found, OpBooking.of_op)
 
 
-handlers = [search]
+handlers = [search_staff_bookings]
