@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import date, time, timedelta
+from zoneinfo import ZoneInfo
 
 from booking_core.catalog import Resource
 from booking_core.errors import BadRequest, NotFound
@@ -17,7 +18,6 @@ from booking_core.localtime import local_instant
 from booking_core.report import (
     MAX_REPORT_DAYS,
     VenueReport,
-    WeekdayHour,
     bucket_minutes,
     buckets_by_hour,
     by_hour,
@@ -28,7 +28,7 @@ from booking_core.report import ResourceFigures as Figures
 from booking_core.staff import Action, Staff
 from booking_core.timerange import TimeRange
 from booking_core.usecases.deps import Deps
-from booking_core.usecases.permissions import require
+from booking_core.usecases.permissions import VENUE_NOT_FOUND, require
 
 #: The currency of a venue without resources (nothing to sum in any case).
 _NO_CURRENCY = "EUR"
@@ -58,35 +58,37 @@ def venue_report(
     with deps.read() as uow:
         venue = uow.resources.get_venue(venue_id)
         if venue is None:
-            raise NotFound("Venue not found.")
-        tz = venue.tz
-        span = TimeRange(
-            local_instant(date_from, time(0), tz), local_instant(date_to + timedelta(days=1), time(0), tz)
-        )
+            raise NotFound(VENUE_NOT_FOUND)
+        span = _local_dates(venue.tz, date_from, date_to)
         everything = uow.resources.for_venue(venue_id)
         figures = uow.reports.resource_figures([r.id for r in everything], span)
         listed = [r for r in everything if r.is_active or r.id in figures]
-        buckets = uow.reports.booked_buckets(
-            [r.id for r in listed], span, bucket_minutes=bucket_minutes(tz, span)
+        size = bucket_minutes(venue.tz, span)
+        booked = buckets_by_hour(
+            uow.reports.booked_buckets([r.id for r in listed], span, bucket_minutes=size), venue.tz
         )
     currency = _currency(listed)
     quantum = deps.currencies.unit(currency).minor
-    open_by_hour: Counter[WeekdayHour] = Counter()
-    lines = []
-    for resource in listed:
-        opened = open_time(resource, date_from, date_to)
-        open_by_hour.update(opened)
-        open_seconds = sum(opened.values())
-        sums = figures.get(resource.id) or Figures(resource_id=resource.id)
-        lines.append(resource_report(resource, sums, open_seconds, quantum))
+    opened = {r.id: open_time(r, date_from, date_to) for r in listed}
+    lines = [
+        resource_report(
+            r, figures.get(r.id) or Figures(resource_id=r.id), sum(opened[r.id].values()), quantum
+        )
+        for r in listed
+    ]
     return VenueReport(
         venue_id=venue_id,
         date_from=date_from,
         date_to=date_to,
         currency=currency,
         resources=lines,
-        by_hour=by_hour(open_by_hour, buckets_by_hour(buckets, tz)),
+        by_hour=by_hour(sum(opened.values(), Counter()), booked),
     )
+
+
+def _local_dates(tz: ZoneInfo, first: date, last: date) -> TimeRange:
+    """The instants of the local dates ``first`` to ``last``."""
+    return TimeRange(local_instant(first, time(0), tz), local_instant(last + timedelta(days=1), time(0), tz))
 
 
 def _currency(resources: list[Resource]) -> str:
