@@ -32,6 +32,7 @@ from adapters.sqla.repositories import (
 )
 from adapters.sqla.repositories.availability import SqlaAvailabilityReads
 from adapters.sqla.repositories.bookings import SqlaBookings, bookings_for
+from adapters.sqla.repositories.reports import SqlaVenueReports
 from booking_core.errors import StorageUnavailable
 from booking_core.ports import (
     AccountCodes,
@@ -51,6 +52,7 @@ from booking_core.ports import (
     UserMappings,
     Users,
     VenueMappings,
+    VenueReports,
 )
 
 _OUTBOX_NAMES = ("outbox", "outbox_queue")
@@ -71,6 +73,7 @@ _ON_SESSION: dict[str, Callable[[Session], object]] = {
     "outbox": SqlaOutbox,
     "outbox_queue": SqlaOutbox,
     "idempotency": SqlaIdempotencyRecords,
+    "reports": SqlaVenueReports,
     "staff": SqlaStaffRoles,
     "audit": SqlaAuditLog,
 }
@@ -106,6 +109,7 @@ class SqlaUnitOfWork:
     staff: StaffRoles
     audit: AuditLog
     availability: AvailabilityReads
+    reports: VenueReports
     #: The same outbox with the worker's side (``claim_due``, ``mark_sent``, ...: ``OutboxQueue``).
     outbox_queue: SqlaOutbox
 
