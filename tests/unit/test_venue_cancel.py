@@ -7,23 +7,28 @@ from decimal import Decimal
 
 import pytest
 
-from booking_core.accounts import Actor
+from booking_core.accounts import Actor, Client
 from booking_core.booking import BookingStatus, CancellationReason
 from booking_core.commission import CommissionStatus
 from booking_core.errors import InvalidTransition, NotFound, ValidationFailed
 from booking_core.memory import (
     FixedClock,
+    InMemoryMailer,
     InMemoryPaymentGateway,
     InMemoryStore,
     PlainPasswords,
     SequentialIds,
 )
+from booking_core.outbox import MailTemplate
 from booking_core.payments import PaymentStatus
 from booking_core.refund_choice import RefundChoice
 from booking_core.state_machine import Event
 from booking_core.usecases import auth, bookings, clients, payments
 from booking_core.usecases.deps import Deps
+from booking_core.usecases.email_notifier import email_only
+from booking_core.usecases.outbox import dispatch_outbox
 from booking_core.usecases.refunds import retry_refunds
+from booking_core.usecases.staff_notices import notify_moved, notify_staff_booking
 from booking_core.usecases.venue_cancel import VenueCancellation, cancel_booking_for_venue, cancel_for_venue
 from entrypoints.bootstrap import charging_currencies
 from tests.unit.test_usecase_flow import NOW, at, court, pay, user_actor
@@ -33,7 +38,6 @@ WEATHER = CancellationReason.WEATHER
 
 @pytest.fixture
 def store() -> InMemoryStore:
-    from booking_core.accounts import Client
 
     store = InMemoryStore()
     store.add_resource(court(1, cancellation_deadline_hours=24))
@@ -120,7 +124,7 @@ def test_part_of_the_payment_goes_back_once_and_the_booking_is_refunded_when_it_
     assert done.booking.cancellation_reason is WEATHER
     assert (gateway.refunds, gateway.refund_amounts) == (
         [store.tables.payments[done.refunds[0].payment_id].payment_intent_id],
-        [1500],
+        [Decimal("15.00")],
     )
     assert store.tables.refunds[done.refunds[0].payment_id].amount == Decimal("15.00")
     assert commission_of(store, booking_id) == [
@@ -197,6 +201,10 @@ def test_unpaid_live_bookings_are_cancelled_with_nothing_to_give_back(
     assert (done.booking.status, done.refund_amount) == (BookingStatus.CANCELLED, Decimal("0.00"))
     with pytest.raises(InvalidTransition, match="status 'cancelled'"):
         cancel_booking_for_venue(deps, pending.booking.id, reason=WEATHER, refund=RefundChoice.FULL)
+    with pytest.raises(InvalidTransition, match="status 'cancelled'"):  # the status first, then the amount
+        cancel_booking_for_venue(
+            deps, pending.booking.id, reason=WEATHER, refund=RefundChoice.AMOUNT, amount=Decimal("1")
+        )
     with pytest.raises(NotFound):
         cancel_booking_for_venue(deps, "nope", reason=WEATHER, refund=RefundChoice.FULL)
 
@@ -233,3 +241,33 @@ def test_inside_an_open_unit_of_work_nothing_is_kept_unless_the_caller_commits(
     assert seen
     assert store.tables.bookings[booking_id].status is BookingStatus.PAID
     assert gateway.refunds == []
+
+
+def test_the_mails_carry_what_the_change_decided(deps: Deps, store: InMemoryStore) -> None:
+
+    anna = user_actor(deps)
+    booking_id = paid_booking(deps, anna)
+    cancel_booking_for_venue(
+        deps, booking_id, reason=WEATHER, refund=RefundChoice.AMOUNT, amount=Decimal("7.50")
+    )
+    store.add_resource(court(2))
+    booking = store.tables.bookings[booking_id]
+    with deps.uow() as uow:
+        notify_moved(deps, uow, booking, at(1, 18), at(1, 20), old_resource_id=2)
+        notify_staff_booking(deps, uow, booking)
+        uow.commit()
+    mailer = InMemoryMailer()
+    dispatch_outbox(deps, email_only(mailer))
+
+    sent = {n.template: n for n, _ in mailer.sent}
+    venue = sent[MailTemplate.BOOKING_CANCELLED_BY_VENUE_USER]
+    assert (venue.recipient, venue.change.refund_amount) == ("anna@example.com", Decimal("7.50"))
+    assert venue.facts is not None
+    assert venue.facts.cancellation_reason == "weather"
+    moved = sent[MailTemplate.BOOKING_MOVED_USER]
+    assert moved.change.old_start == at(1, 18)
+    assert moved.change.old_start.utcoffset() == timedelta(hours=2)  # in the venue's time
+    assert (moved.change.old_resource_name, moved.has_calendar_event) == ("Court 2", True)
+    assert moved.change.calendar_sequence > 0
+    assert MailTemplate.BOOKING_BY_STAFF_USER in sent
+    assert MailTemplate.BOOKING_CANCELLED_USER not in sent  # the customer did not cancel

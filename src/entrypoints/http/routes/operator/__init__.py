@@ -12,7 +12,7 @@ from litestar import Router
 
 from entrypoints.http.openapi import STAFF_ONLY
 from entrypoints.http.operator_auth import staff_required
-from entrypoints.http.routes.operator import blocks, day, me
+from entrypoints.http.routes.operator import blocks, day, me, report, search
 
 router = Router(
     path="/operator",
@@ -21,6 +21,8 @@ router = Router(
         *me.handlers,
         *day.handlers,
         *blocks.handlers,
+        *report.handlers,
+        *search.handlers,
     ],
     tags=["operator"],
     security=STAFF_ONLY,
