@@ -1,6 +1,7 @@
 """Ports: what the domain needs from storage, payment, notification channels, time and randomness."""
 
 from booking_core.ports.account_codes import AccountCodes
+from booking_core.ports.catalog import CatalogChange, CatalogFiles, CatalogUpsert, CheckedVenue
 from booking_core.ports.currencies import Currencies
 from booking_core.ports.idempotency import IdempotencyRecord, IdempotencyRecords, IdempotentRequest
 from booking_core.ports.mail import Mailer, OutboxQueue
@@ -41,7 +42,11 @@ __all__ = [
     "AvailabilityReads",
     "BookingQuery",
     "Bookings",
+    "CatalogChange",
+    "CatalogFiles",
     "CatalogRevision",
+    "CatalogUpsert",
+    "CheckedVenue",
     "Clients",
     "Clock",
     "Commissions",

@@ -12,12 +12,18 @@ from litestar import Router
 
 from entrypoints.http.openapi import STAFF_ONLY
 from entrypoints.http.operator_auth import staff_required
-from entrypoints.http.routes.operator import me
+from entrypoints.http.routes.operator import audit, catalog, me, platform, staff
 
 router = Router(
     path="/operator",
     guards=[staff_required],
-    route_handlers=[*me.handlers],
+    route_handlers=[
+        *me.handlers,
+        *catalog.handlers,
+        *audit.handlers,
+        *platform.handlers,
+        *staff.handlers,
+    ],
     tags=["operator"],
     security=STAFF_ONLY,
 )
