@@ -5,9 +5,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
 from sqlalchemy import func, select
 
 from adapters.sqla.models import AuditRow, ResourceRow, ScheduleRow
+from adapters.sqla.repositories.staff import SqlaAuditLog
+from booking_core.audit import AuditEntry
+from booking_core.errors import StorageUnavailable
 from tests.integration.http_fixtures import (
     ADMIN,
     ANNA,
@@ -162,3 +166,25 @@ def test_an_admin_creates_a_venue_once(api: Api) -> None:
     assert again.status_code == 400
     assert again.json()["error"].startswith("slug: ")
     assert _count(api, ResourceRow) == resources_before + 3
+
+
+def test_the_audit_entry_commits_with_the_change_or_nothing_does(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(self: SqlaAuditLog, entry: AuditEntry) -> None:
+        raise StorageUnavailable("the audit log is unavailable")
+
+    monkeypatch.setattr(SqlaAuditLog, "add", refuse)
+    venue = _catalog(api, MANAGER).json()
+    venue["name"] = "Renamed"
+    answer = _put(api, MANAGER, venue)
+    assert answer.status_code == 503
+    assert _catalog(api, MANAGER).json()["name"] == "Center Court Club"
+    monkeypatch.undo()
+    assert _put(api, MANAGER, venue).json()["updated"] == ["venue center-court"]
+    [entry] = api.client.get(f"{OPERATOR}/audit/", headers=auth(MANAGER)).json()
+    assert (entry["action"], entry["object_type"], entry["object_id"]) == (
+        "venue.update",
+        "venue",
+        str(api.venues["center-court"]),
+    )

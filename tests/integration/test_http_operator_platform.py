@@ -18,9 +18,11 @@ from sqlalchemy import select, update
 from adapters.payouts import SEPA_SCHEMA, SepaCreditTransfers, SepaDebtor
 from adapters.sqla import SqlaUnitOfWork
 from adapters.sqla.models import AuditRow, ClientRow, CommissionRow
+from adapters.sqla.repositories.staff import SqlaAuditLog
 from booking_core.accounts import ApprovalStatus
+from booking_core.audit import AuditEntry
 from booking_core.commission import Commission, CommissionStatus
-from booking_core.errors import BadRequest
+from booking_core.errors import BadRequest, StorageUnavailable
 from booking_core.usecases.commissions import PayoutOutcome, pay_out_commissions
 from booking_core.usecases.operator import decide_venue_mapping
 from entrypoints.config import SepaDebtorSettings
@@ -271,3 +273,16 @@ def _race(api: Api, cli_file: Path) -> None:
     assert paid == Decimal("11.00")  # the open total, exactly once
     statuses = _statuses(api)
     assert [statuses[f"c-{n}"] for n in range(5)] == ["paid_out"] * 4 + ["open"]
+
+
+def test_a_payout_whose_audit_entry_fails_pays_nothing(paying: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(self: SqlaAuditLog, entry: AuditEntry) -> None:
+        raise StorageUnavailable("the audit log is unavailable")
+
+    monkeypatch.setattr(SqlaAuditLog, "add", refuse)
+    answer = paying.client.post(f"{OPERATOR}/commissions/payout/?month=2026-06", headers=auth(ADMIN))
+    assert answer.status_code == 503
+    assert _statuses(paying)["c-0"] == "open"
+    monkeypatch.undo()
+    answer = paying.client.post(f"{OPERATOR}/commissions/payout/?month=2026-06", headers=auth(ADMIN))
+    assert _sum(answer.text) == Decimal("11.00")  # the prepared batch is finished by the next run
