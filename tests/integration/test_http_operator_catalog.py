@@ -94,6 +94,19 @@ def test_a_bad_catalog_names_the_path_and_writes_nothing(api: Api) -> None:
     other = _put(api, MANAGER, _catalog(api, MANAGER).json() | {"slug": "harbour-padel"})
     assert other.status_code == 400
     assert other.json()["error"].startswith("slug: ")
+    for value, message in (
+        (2.0, "must be a positive integer"),
+        ("4", "must be a positive integer"),
+        (True, None),
+    ):
+        wrong = _catalog(api, MANAGER).json()
+        wrong["resources"][0]["capacity"] = value
+        refused = _put(api, MANAGER, wrong)
+        assert refused.status_code == 400, value
+        assert refused.json()["error"].startswith("resources[0].capacity: "), refused.json()
+        if message:
+            assert refused.json()["error"] == f"resources[0].capacity: {message}"
+    assert _put(api, MANAGER, []).status_code == 400
     assert _count(api, AuditRow) == 0
 
 
