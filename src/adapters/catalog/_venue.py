@@ -109,7 +109,7 @@ class SqlaCatalogFiles:
                 {
                     "start_datetime": p.start_at.astimezone(tz).isoformat(),
                     "end_datetime": p.end_at.astimezone(tz).isoformat(),
-                    "reason": p.reason,
+                    "reason": _reason(p),
                 }
                 for p in row.unavailable_periods
                 if _from_catalog(p)
@@ -158,6 +158,13 @@ def _from_catalog(period: UnavailablePeriodRow) -> bool:
     """A closure the catalog declared, not a block staff made (CONTRACT 7.3: ``source``); before
     blocks have a source, every closure is the catalog's."""
     return getattr(period, "source", "catalog") == "catalog"
+
+
+def _reason(period: UnavailablePeriodRow) -> str:
+    """The reason as the file gave it: a word that is no block reason is stored as ``other`` with the
+    file's words as the period's note (once periods have notes)."""
+    note: str = getattr(period, "note", "") or ""
+    return note if period.reason == "other" and note else period.reason
 
 
 def _decimal(value: Decimal | None) -> str | None:
