@@ -201,3 +201,44 @@ def test_the_audit_entry_commits_with_the_change_or_nothing_does(
         "venue",
         str(api.venues["center-court"]),
     )
+
+
+def test_staff_blocks_are_not_the_catalogs_and_survive_its_replacement(api: Api) -> None:
+    court = api.resources["Court 1"]
+    placed = api.client.post(
+        f"{OPERATOR}/venues/{api.venues['center-court']}/blocks/",
+        json={
+            "resource_ids": [court],
+            "start_datetime": "2026-06-04T08:00:00+02:00",
+            "end_datetime": "2026-06-04T10:00:00+02:00",
+            "reason": "weather",
+        },
+        headers=auth(DESK),
+    )
+    assert placed.status_code == 201, placed.text
+    venue = _catalog(api, MANAGER).json()
+    periods = next(r for r in venue["resources"] if r["name"] == "Court 1")["unavailable_periods"]
+    assert [p["reason"] for p in periods] == ["maintenance"]  # the catalog's own, not the block
+    venue["resources"][0]["unavailable_periods"] = []
+    answer = _put(api, MANAGER, venue)
+    assert answer.json()["updated"] == ["resource Court 1"]
+    blocks = api.client.get(
+        f"{OPERATOR}/venues/{api.venues['center-court']}/blocks/?from=2026-06-01&to=2026-06-30",
+        headers=auth(MANAGER),
+    ).json()
+    assert [(b["source"], b["reason"]) for b in blocks] == [("staff", "weather")]
+
+
+def test_a_catalog_period_in_its_own_words_reads_back_unchanged(api: Api) -> None:
+    venue = _catalog(api, MANAGER).json()
+    venue["resources"][1]["unavailable_periods"] = [
+        {
+            "start_datetime": "2026-07-01T08:00:00+02:00",
+            "end_datetime": "2026-07-01T12:00:00+02:00",
+            "reason": "Court resurfacing",
+        }
+    ]
+    assert _put(api, MANAGER, venue).json()["updated"] == ["resource Court 2"]
+    again = _catalog(api, MANAGER).json()
+    assert again["resources"][1]["unavailable_periods"][0]["reason"] == "Court resurfacing"
+    assert _put(api, MANAGER, again).json()["updated"] == []

@@ -12,13 +12,15 @@ from litestar import Router
 
 from entrypoints.http.openapi import STAFF_ONLY
 from entrypoints.http.operator_auth import staff_required
-from entrypoints.http.routes.operator import audit, catalog, me, platform, staff
+from entrypoints.http.routes.operator import audit, blocks, catalog, day, me, platform, staff
 
 router = Router(
     path="/operator",
     guards=[staff_required],
     route_handlers=[
         *me.handlers,
+        *day.handlers,
+        *blocks.handlers,
         *catalog.handlers,
         *audit.handlers,
         *platform.handlers,
