@@ -16,6 +16,7 @@ from adapters.catalog._read import validate_catalog
 from adapters.catalog._spec import CatalogError, CatalogSpec, VenueSpec
 from adapters.catalog._upsert import upsert_catalog
 from adapters.sqla.models import ResourceRow, ScheduleRow, UnavailablePeriodRow, VenueRow
+from booking_core.catalog import BlockReason, BlockSource
 from booking_core.errors import BadRequest
 from booking_core.money import UnknownCurrency
 from booking_core.ports import CatalogUpsert, CheckedVenue, Currencies, PasswordHasher, UnitOfWork
@@ -155,16 +156,14 @@ def _schedule(row: ScheduleRow, money: Any) -> dict[str, Any]:
 
 
 def _from_catalog(period: UnavailablePeriodRow) -> bool:
-    """A closure the catalog declared, not a block staff made (CONTRACT 7.3: ``source``); before
-    blocks have a source, every closure is the catalog's."""
-    return getattr(period, "source", "catalog") == "catalog"
+    """A closure the catalog declared, not a block staff placed (CONTRACT 7.3's ``source``)."""
+    return period.source == BlockSource.CATALOG.value
 
 
 def _reason(period: UnavailablePeriodRow) -> str:
     """The reason as the file gave it: a word that is no block reason is stored as ``other`` with the
-    file's words as the period's note (once periods have notes)."""
-    note: str = getattr(period, "note", "") or ""
-    return note if period.reason == "other" and note else period.reason
+    file's words as the period's note."""
+    return period.note if period.reason == BlockReason.OTHER.value and period.note else period.reason
 
 
 def _decimal(value: Decimal | None) -> str | None:
