@@ -126,14 +126,14 @@ def misplaced_bookings(uow: UnitOfWork, venue_id: int, now: datetime) -> list[Op
     found: list[str] = []
     for resource in uow.resources.for_venue(venue_id):
         for slot in uow.bookings.blocked_slots(resource.id, horizon, now):
-            if slot.end > now and _misplaced(resource, slot.span):
+            if slot.end > now and misplaced(resource, slot.span):
                 found.append(slot.booking_id)
     bookings = [b for b in map(uow.bookings.get, found) if b is not None]
     bookings.sort(key=lambda b: (b.start, b.id))
     return op_booking_views(uow, bookings, now)
 
 
-def _misplaced(resource: Resource, span: TimeRange) -> bool:
+def misplaced(resource: Resource, span: TimeRange) -> bool:
     """Whether ``span`` lies outside the resource's bookable windows or in one of its closures."""
     tz = resource.tz
     windows = expand_windows(resource, span.start.astimezone(tz).date(), span.end.astimezone(tz).date())
