@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import copy
+import json
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +15,7 @@ from adapters.sqla.models import AuditRow, ResourceRow, ScheduleRow
 from adapters.sqla.repositories.staff import SqlaAuditLog
 from booking_core.audit import AuditEntry
 from booking_core.errors import StorageUnavailable
+from entrypoints.cli import main
 from tests.integration.http_fixtures import (
     ADMIN,
     ANNA,
@@ -242,3 +246,26 @@ def test_a_catalog_period_in_its_own_words_reads_back_unchanged(api: Api) -> Non
     again = _catalog(api, MANAGER).json()
     assert again["resources"][1]["unavailable_periods"][0]["reason"] == "Court resurfacing"
     assert _put(api, MANAGER, again).json()["updated"] == []
+
+
+def test_catalog_load_on_the_command_line_audits_what_it_changes(
+    api: Api, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in list(os.environ):
+        if name.startswith("BOOKING_"):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)  # no stray .env applies
+    monkeypatch.setenv("BOOKING_DATABASE_URL", api.services.settings.database_url)
+    venue = _catalog(api, ADMIN).json()
+    venue["resources"][1]["capacity"] = 6
+    path = tmp_path / "catalog.json"
+    path.write_text(json.dumps({"venues": [venue]}), encoding="utf-8")
+
+    assert main(["catalog", "load", str(path)]) == 0
+    assert main(["catalog", "load", str(path)]) == 0  # unchanged: nothing more to audit
+
+    entries = api.client.get(f"{OPERATOR}/audit/", headers=auth(ADMIN)).json()
+    assert [(e["action"], e["object_type"], e["object_id"], e["actor"]) for e in entries] == [
+        ("venue.update", "resource", str(api.resources["Court 2"]), None)
+    ]
+    assert "resources: 0 created, 1 updated, 2 unchanged" in entries[0]["details"]["report"]

@@ -119,7 +119,13 @@ def upsert_catalog(
             writer.staff(staff, f"staff[{index}]")
         session.flush()
     writer.report.changes.extend(
-        CatalogChange(kind=kind, name=name, object_id=row.id, created=created)
+        CatalogChange(
+            venue_id=row.id if kind == "venue" else row.venue.id,
+            kind=kind,
+            name=name,
+            object_id=row.id,
+            created=created,
+        )
         for kind, name, row, created in writer.changed
     )
     return writer.report

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from adapters.catalog._read import validate_catalog
 from adapters.catalog._spec import CatalogError, CatalogSpec, VenueSpec
-from adapters.catalog._upsert import upsert_catalog
+from adapters.catalog._upsert import LoadReport, upsert_catalog
 from adapters.sqla.models import ResourceRow, ScheduleRow, UnavailablePeriodRow, VenueRow
 from booking_core.catalog import BlockReason, BlockSource
 from booking_core.errors import BadRequest
@@ -54,6 +54,10 @@ class SqlaCatalogFiles:
         venue_id = session.scalar(select(VenueRow.id).where(VenueRow.slug == venue.slug))
         assert venue_id is not None  # noqa: S101 - it was just written
         return CatalogUpsert(venue_id=venue_id, changes=tuple(report.changes), report=tuple(report.lines()))
+
+    def upsert_file(self, uow: UnitOfWork, spec: CatalogSpec, now: datetime) -> LoadReport:
+        """Upsert a whole checked file in ``uow`` (``booking catalog load``), committing nothing."""
+        return upsert_catalog(_session(uow), spec, self._passwords, now=now)
 
     def _venue(self, row: VenueRow) -> dict[str, Any]:
         tz = ZoneInfo(row.timezone)

@@ -25,8 +25,10 @@ class CheckedVenue(Protocol):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CatalogChange:
-    """One object an upsert created or updated: ``kind`` is ``venue`` or ``resource``."""
+    """One object an upsert created or updated: ``kind`` is ``venue`` or ``resource``, of the venue
+    ``venue_id``."""
 
+    venue_id: int
     kind: str
     name: str
     object_id: int

@@ -9,7 +9,7 @@ entry in the transaction of the upsert.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -17,7 +17,7 @@ from typing import Any
 from booking_core.audit import AuditAction
 from booking_core.catalog import Resource
 from booking_core.errors import BadRequest, NotFound
-from booking_core.ports import CatalogFiles, CatalogUpsert, UnitOfWork
+from booking_core.ports import CatalogChange, CatalogFiles, CatalogUpsert, UnitOfWork
 from booking_core.schedule import expand_windows
 from booking_core.staff import Action, Staff
 from booking_core.timerange import TimeRange, merge
@@ -95,28 +95,37 @@ def create_venue(deps: Deps, staff: Staff | None, document: object) -> CatalogSa
 def _save(
     deps: Deps, uow: UnitOfWork, staff: Staff | None, done: CatalogUpsert, now: datetime
 ) -> CatalogSaved:
-    for change in done.changes:
-        created_venue = change.kind == "venue" and change.created
-        audit(
-            deps,
-            uow,
-            staff,
-            AuditAction.VENUE_CREATE if created_venue else AuditAction.VENUE_UPDATE,
-            venue_id=done.venue_id,
-            object_type=change.kind,
-            object_id=str(change.object_id),
-            details={
-                "name": change.name,
-                "change": "created" if change.created else "updated",
-                "report": list(done.report),
-            },
-        )
+    record_catalog_changes(deps, uow, staff, done.changes, done.report)
     return CatalogSaved(
         venue_id=done.venue_id,
         created=tuple(c.label for c in done.changes if c.created),
         updated=tuple(c.label for c in done.changes if not c.created),
         conflicts=misplaced_bookings(uow, done.venue_id, now),
     )
+
+
+def record_catalog_changes(
+    deps: Deps, uow: UnitOfWork, staff: Staff | None, changes: Sequence[CatalogChange], report: Sequence[str]
+) -> None:
+    """One audit entry per venue and resource a catalog upsert created or updated, in its ``uow``
+    (``venue.create`` for a new venue, ``venue.update`` otherwise); ``staff`` None is the command
+    line's ``booking catalog load``."""
+    for change in changes:
+        created_venue = change.kind == "venue" and change.created
+        audit(
+            deps,
+            uow,
+            staff,
+            AuditAction.VENUE_CREATE if created_venue else AuditAction.VENUE_UPDATE,
+            venue_id=change.venue_id,
+            object_type=change.kind,
+            object_id=str(change.object_id),
+            details={
+                "name": change.name,
+                "change": "created" if change.created else "updated",
+                "report": list(report),
+            },
+        )
 
 
 def misplaced_bookings(uow: UnitOfWork, venue_id: int, now: datetime) -> list[OpBookingView]:
