@@ -18,12 +18,20 @@ from typing import Any, NoReturn
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from adapters.catalog import DEMO_CATALOG, CatalogError, CatalogSpec, issue_token, read_catalog, write_catalog
+from adapters.catalog import (
+    DEMO_CATALOG,
+    CatalogError,
+    CatalogSpec,
+    SqlaCatalogFiles,
+    issue_token,
+    read_catalog,
+)
 from adapters.sqla import current_revision, head_revision, upgrade
 from booking_core.accounts import ApprovalStatus
 from booking_core.errors import DomainError, NoOpenPaymentIntent
 from booking_core.outbox import OutboxStatus
 from booking_core.usecases import operator, outbox, sandbox
+from booking_core.usecases.operator_catalog import record_catalog_changes
 from entrypoints import worker
 from entrypoints.bootstrap import Services, bootstrap, charging_currencies
 from entrypoints.commission_commands import add_commission_commands
@@ -202,7 +210,12 @@ def _load(services: Services, spec: CatalogSpec, source: str) -> None:
         f"{source}: valid ({len(spec.venues)} venues, {resources} resources, {len(spec.users)} users, "
         f"{len(spec.clients)} clients); writing ..."
     )
-    report = write_catalog(services.engine, spec, services.deps.passwords, now=services.deps.clock.now())
+    deps = services.deps
+    files = SqlaCatalogFiles(deps.currencies, deps.passwords)
+    with deps.uow() as uow:  # the audit entries of its venues and resources commit with it
+        report = files.upsert_file(uow, spec, deps.clock.now())
+        record_catalog_changes(deps, uow, None, report.changes, report.lines())
+        uow.commit()
     for line in report.lines():
         print(line)
 

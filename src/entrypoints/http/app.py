@@ -12,6 +12,7 @@ from adapters.identity import TokenAuthenticator
 from booking_core.limits import MAX_BODY_BYTES
 from booking_core.ports import DataVersions
 from booking_core.usecases.deps import Deps
+from entrypoints.config import SepaDebtorSettings
 from entrypoints.http.auth import AUTHENTICATOR_STATE
 from entrypoints.http.availability_cache import ANSWERS_STATE, AvailabilityAnswers, ThreadedVersions
 from entrypoints.http.errors import handle_exception
@@ -19,6 +20,7 @@ from entrypoints.http.hashing import HASHING_STATE, HashingPool
 from entrypoints.http.inputs import check_request
 from entrypoints.http.openapi import TimeOfDaySchemaPlugin, finish, openapi_config
 from entrypoints.http.paging import PUBLIC_URL_STATE
+from entrypoints.http.payouts import SEPA_DEBTOR_STATE
 from entrypoints.http.ratelimit import RATE_LIMIT_STATE, RateLimit, rate_limit_middleware, request_counters
 from entrypoints.http.request_metrics import request_metrics
 from entrypoints.http.routes import auth, bookings, client, operator, resources, webhooks
@@ -45,6 +47,9 @@ class _Settings(Protocol):
 
     @property
     def public_url(self) -> str: ...
+
+    @property
+    def sepa_debtor(self) -> SepaDebtorSettings: ...
 
 
 class AppServices(Protocol):
@@ -116,5 +121,6 @@ def _state(services: AppServices, answers: AvailabilityAnswers, limit: RateLimit
             THROTTLE_STATE: Throttle(services.settings.login_rate_limit_per_minute, limit.counters),
             HASHING_STATE: HashingPool(),
             ANSWERS_STATE: answers,
+            SEPA_DEBTOR_STATE: services.settings.sepa_debtor,
         }
     )
