@@ -17,7 +17,7 @@ from entrypoints.http.availability_cache import ANSWERS_STATE, AvailabilityAnswe
 from entrypoints.http.errors import handle_exception
 from entrypoints.http.hashing import HASHING_STATE, HashingPool
 from entrypoints.http.inputs import check_request
-from entrypoints.http.openapi import TimeOfDaySchemaPlugin, finish, openapi_config
+from entrypoints.http.openapi import TimeOfDaySchemaPlugin, finish, openapi_config, swagger_assets
 from entrypoints.http.paging import PUBLIC_URL_STATE
 from entrypoints.http.ratelimit import RATE_LIMIT_STATE, RateLimit, rate_limit_middleware, request_counters
 from entrypoints.http.request_metrics import request_metrics
@@ -84,7 +84,7 @@ def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
         before_request=check_request,
     )
     app = Litestar(
-        route_handlers=[api, webhooks.router, health, MetricsController],
+        route_handlers=[api, webhooks.router, health, MetricsController, swagger_assets()],
         dependencies={
             "deps": Provide(lambda: deps, use_cache=True, sync_to_thread=False),
         },
