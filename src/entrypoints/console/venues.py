@@ -7,6 +7,7 @@ from typing import Any
 
 from litestar import Request, get
 from litestar.di import NamedDependency
+from litestar.params import FromPath, FromQuery
 from litestar.response import Template
 
 from booking_core.usecases.deps import Deps
@@ -35,7 +36,10 @@ def _day(raw: str | None, today: dt.date) -> dt.date:
 
 @get("/venues/{venue_id:int}/day", sync_to_thread=True, name="console_day")
 def day_sheet(
-    request: Request[Any, Any, Any], deps: NamedDependency[Deps], venue_id: int, date: str | None = None
+    request: Request[Any, Any, Any],
+    deps: NamedDependency[Deps],
+    venue_id: FromPath[int],
+    date: FromQuery[str | None] = None,
 ) -> Template:
     """The venue's day: resources as columns, time as rows, bookings and closed time, the line at now."""
     staff = signed_in_staff(request, deps)
