@@ -84,8 +84,8 @@ def sign_in(request: Request[Any, Any, Any], staff: Staff) -> None:
 
 
 def sign_out(request: Request[Any, Any, Any]) -> None:
-    """End the session (the browser is told to drop the cookie)."""
-    request.clear_session()
+    """End the session; the pages keep speaking its language."""
+    request.set_session({_LANGUAGE: language(request)})
 
 
 def set_language(request: Request[Any, Any, Any], language: str) -> None:

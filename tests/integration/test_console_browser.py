@@ -1,0 +1,198 @@
+"""The console in a real browser (CONTRACT 8): Chromium from the operating system's packages, driven by
+Playwright, against a live ``booking serve`` (two workers) on SQLite and on PostgreSQL.
+
+A member of staff signs in, sees their venues, opens a day sheet, switches the pages to German, is
+refused a form whose CSRF token was taken away, signs out and is refused the day sheet; a customer
+is told they have no console. Every page passes axe-core with no serious or critical finding.
+
+Playwright's own browser downloads are never used: the browser is ``/usr/bin/chromium`` (Debian's
+``chromium``, which ``.ci/run`` installs), or ``BOOKING_TEST_CHROMIUM``. With
+``BOOKING_SCREENSHOTS=1`` the SQLite run writes the pages' pictures into ``docs/console/``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from entrypoints.console.i18n import Formats
+from tests.integration.console_fixtures import (
+    ADMIN_EMAIL,
+    CUSTOMER_EMAIL,
+    CUSTOMER_PASSWORD,
+    STAFF_PASSWORD,
+    load_console_catalog,
+)
+from tests.support.postgres import require_postgres, temporary_database
+from tests.support.server import free_port, running
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+axe_api = pytest.importorskip("axe_playwright_python.sync_playwright")
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "console"
+_BLOCKING = {"serious", "critical"}
+
+
+def _chromium() -> str:
+    """The operating system's Chromium; missing, the test is skipped (failed under ``CI=true``)."""
+    path = os.environ.get("BOOKING_TEST_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    if Path(path).is_file():
+        return path
+    message = "no Chromium at /usr/bin/chromium (apt-get install chromium, or set BOOKING_TEST_CHROMIUM)"
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the module's tests."""
+    executable = _chromium()
+    with playwright_api.sync_playwright() as playwright:
+        # as root (CI) Chromium's sandbox cannot start; the pages are the service's own
+        launched = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=["--no-sandbox"]
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def _serve(url: str, tmp: Path) -> Iterator[str]:
+    load_console_catalog(url)  # here rather than by the command line: two interpreters fewer to start
+    environment = {
+        **os.environ,
+        "BOOKING_DATABASE_URL": url,
+        "BOOKING_PORT": str(free_port()),
+        # two processes: a session or form signed by one is accepted by the other (one kept key)
+        "BOOKING_WORKERS": "2",
+        "BOOKING_SECRET_KEY_FILE": str(tmp / "secret_key"),
+        "BOOKING_INPROCESS_WORKER": "false",
+        "BOOKING_MAIL_DIR": str(tmp / "mail"),
+    }
+    with running(environment, tmp) as server:
+        yield server.base
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """``booking serve`` on a migrated database with the console's catalog: its URL and the backend."""
+    if request.param == "postgres":
+        require_postgres()
+        with temporary_database() as url:
+            for base in _serve(url, tmp_path):
+                yield base, "postgres"
+        return
+    for base in _serve(f"sqlite:///{tmp_path / 'booking.sqlite3'}", tmp_path):
+        yield base, "sqlite"
+
+
+class Visit:
+    """One browser tab: each page it reaches is checked with axe-core, and pictured on request."""
+
+    def __init__(self, page: Any, base: str, *, pictures: bool) -> None:
+        self.page = page
+        self.base = base
+        self.pictures = pictures
+        self.axe = axe_api.Axe()
+
+    def check(self, name: str) -> None:
+        """No serious or critical accessibility finding on the page shown now."""
+        results = self.axe.run(self.page)
+        blocking = [v for v in results.response["violations"] if v.get("impact") in _BLOCKING]
+        assert blocking == [], f"{name}: {[(v['id'], v['help'], v['nodes'][0]['target']) for v in blocking]}"
+        if self.pictures:
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            self.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+
+    def sign_in(self, email: str, password: str) -> None:
+        self.page.goto(f"{self.base}/console/login")
+        self.page.get_by_label("Email address").fill(email)
+        self.page.get_by_label("Password").fill(password)
+        self.page.get_by_role("button", name="Sign in").click()
+
+
+def test_a_member_of_staff_runs_through_the_console(browser: Any, server: tuple[str, str]) -> None:
+    base, backend = server
+    pictures = os.environ.get("BOOKING_SCREENSHOTS") == "1" and backend == "sqlite"
+    context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 900})
+    expect = playwright_api.expect
+    try:
+        visit = Visit(context.new_page(), base, pictures=pictures)
+        page = visit.page
+
+        # not signed in: the console sends you to its sign-in page
+        page.goto(f"{base}/console/")
+        expect(page).to_have_url(f"{base}/console/login")
+        expect(page.get_by_role("heading", level=1)).to_have_text("Sign in")
+        visit.check("sign-in")
+
+        # a customer has no console, and gets no session
+        visit.sign_in(CUSTOMER_EMAIL, CUSTOMER_PASSWORD)
+        expect(page.get_by_role("alert")).to_contain_text("You have no console")
+        visit.check("no-console")
+        page.goto(f"{base}/console/")
+        expect(page).to_have_url(f"{base}/console/login")
+
+        # the administrator (English) sees every venue
+        visit.sign_in(ADMIN_EMAIL, STAFF_PASSWORD)
+        expect(page).to_have_url(f"{base}/console/")
+        expect(page.get_by_role("heading", level=1)).to_have_text("Your venues")
+        expect(page.get_by_role("row", name="Center Court Club")).to_contain_text("Administrator")
+        expect(page.get_by_role("row", name="Harbour Padel")).to_be_visible()
+        visit.check("venues")
+
+        # the day sheet: resources as columns, the hours as rows, the line at now
+        page.get_by_role("link", name="Today at Center Court Club").click()
+        expect(page.get_by_role("heading", level=1)).to_have_text("Center Court Club")
+        expect(page.get_by_role("heading", level=2, name="Court 1")).to_be_visible()
+        expect(page.get_by_role("heading", level=2, name="Court 2")).to_be_visible()
+        today = dt.datetime.now(ZoneInfo("Europe/Berlin")).date()
+        expect(page.locator(".day")).to_contain_text(Formats("en").date(today))
+        visit.check("day-sheet")
+
+        # another day by the date picker: the catalog's maintenance of Court 1 is hatched
+        page.get_by_label("Date").fill("2026-06-05")
+        page.get_by_role("button", name="Show day").click()
+        expect(page.locator(".day")).to_contain_text("Friday, June 5, 2026")
+        expect(page.locator(".closed")).to_contain_text("Maintenance")
+        page.get_by_role("link", name="Next day").click()
+        expect(page.locator(".day")).to_contain_text("Saturday, June 6, 2026")
+        page.get_by_role("link", name="Previous day").click()
+        visit.check("day-sheet-closed")
+
+        # German: every label, and the date as German writes it
+        page.get_by_label("Language").select_option("de")
+        page.get_by_role("button", name="Change language").click()
+        expect(page.locator("html")).to_have_attribute("lang", "de")
+        expect(page.locator(".day")).to_contain_text("Tagesplan für Freitag, 5. Juni 2026")
+        expect(page.locator(".closed")).to_contain_text("Wartung")
+        expect(page.get_by_role("button", name="Abmelden")).to_be_visible()
+        visit.check("day-sheet-de")
+
+        # a form whose CSRF token was taken away is refused, and nothing changes
+        page.evaluate("document.querySelectorAll('input[name=_csrf_token]').forEach(e => e.remove())")
+        with page.expect_response(f"{base}/console/logout") as refused:
+            page.get_by_role("button", name="Abmelden").click()
+        assert refused.value.status == 403
+        expect(page.get_by_role("alert")).to_contain_text("Sicherheitsschlüssel")
+        visit.check("csrf-refused")
+        page.goto(f"{base}/console/")
+        expect(page.get_by_role("heading", level=1)).to_have_text("Ihre Anlagen")  # still signed in
+
+        # sign out: the day sheet is refused from then on (the pages keep their language)
+        page.get_by_role("button", name="Abmelden").click()
+        expect(page).to_have_url(f"{base}/console/login")
+        page.goto(f"{base}/console/venues/1/day")
+        expect(page).to_have_url(f"{base}/console/login")
+        expect(page.get_by_role("heading", level=1)).to_have_text("Anmelden")
+    finally:
+        context.close()
