@@ -26,7 +26,7 @@ from tests.integration.console_fixtures import (  # noqa: F401 - fixtures used b
     csrf_of,
     sign_in,
 )
-from tests.integration.http_fixtures import Api, start
+from tests.integration.http_fixtures import ANNA, DESK, OPERATOR, Api, auth, book, start
 
 SESSION = "booking_console"
 
@@ -250,3 +250,31 @@ def test_another_venues_day_sheet_is_not_found_and_a_bad_date_is_explained(conso
     bad = console.client.get(f"/console/venues/{console.venues['center-court']}/day?date=tomorrow")
     assert bad.status_code == 400
     assert "kein Datum" in bad.text
+
+
+def test_the_day_sheet_places_bookings_and_staff_blocks_in_their_columns_and_rows(console: Api) -> None:
+    book(console, ANNA, "Court 2", "2026-06-02T10:00:00+02:00", "2026-06-02T11:30:00+02:00")
+    closed = console.client.post(
+        f"{OPERATOR}/venues/{console.venues['center-court']}/blocks/",
+        json={
+            "resource_ids": [console.resources["Court 1"]],
+            "start_datetime": "2026-06-02T14:00:00+02:00",
+            "end_datetime": "2026-06-02T15:00:00+02:00",
+            "reason": "event",
+            "note": "Club final",
+        },
+        headers=auth(DESK),
+    )
+    assert closed.status_code == 201, closed.text
+    sign_in(console.client, DESK_EMAIL)
+
+    page = console.client.get(f"/console/venues/{console.venues['center-court']}/day?date=2026-06-02").text
+
+    # the grid starts at 08:00 with header row 1: 10:00 is line 2 + 24, 11:30 line 2 + 42; Court 2 is column 3
+    assert 'class="booking status-pending" style="grid-row: 26 / 44; grid-column: 3"' in page
+    assert "Anna Schmidt" in page
+    assert "Zahlung offen" in page  # pending, in the desk's German
+    # 14:00-15:00 on Court 1 (column 2): hatched, with its reason and note
+    assert 'class="closed" style="grid-row: 74 / 86; grid-column: 2"' in page
+    assert "Veranstaltung" in page
+    assert "Club final" in page

@@ -26,7 +26,7 @@ def _span(start: dt.datetime, end: dt.datetime) -> TimeRange:
 
 
 def _view(column: Column, day: dt.date = DAY) -> DayView:
-    return DayView(venue=VENUE, day=day, columns=[column], with_bookings=True)
+    return DayView(venue=VENUE, day=day, columns=[column])
 
 
 def _opening(start: dt.datetime, end: dt.datetime) -> Opening:

@@ -1,11 +1,9 @@
 """What the day sheet shows of one venue on one local date: per resource its opening windows, its
-bookings and its closed time.
+bookings with their customers, and its closed time (blocks).
 
-Read through the operator use cases with the same permission check as ``GET /operator/venues/{id}/day/``
-(``require(staff, VIEW, venue)``: another venue reads as not found). Until the day-sheet use case of the
-operator API (``booking_core.usecases.operator_day.day_sheet``) is merged, the columns carry the opening
-windows and the catalog's closures only, and no bookings; :func:`day_columns` is the one place that
-changes then.
+Read through the day-sheet use case of the operator API (``booking_core.usecases.operator_day``), with its
+permission check (another venue reads as not found) and its choice of bookings; here it is only put
+into the shapes the page draws.
 """
 
 from __future__ import annotations
@@ -16,14 +14,10 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 from booking_core.catalog import Venue
-from booking_core.errors import NotFound
-from booking_core.localtime import local_instant
-from booking_core.schedule import expand_windows
-from booking_core.staff import Action, Staff
+from booking_core.staff import Staff
 from booking_core.timerange import TimeRange
 from booking_core.usecases.deps import Deps
-from booking_core.usecases.operator_venues import StaffVenue, staff_venues
-from booking_core.usecases.permissions import VENUE_NOT_FOUND, require
+from booking_core.usecases.operator_day import ResourceDay, day_sheet
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -74,8 +68,8 @@ class DayView:
     venue: Venue
     day: dt.date
     columns: list[Column]
-    #: bookings are shown (the day-sheet use case is there)
-    with_bookings: bool
+    #: cancelled and refunded bookings are shown too
+    include_cancelled: bool = False
 
     @property
     def tz(self) -> ZoneInfo:
@@ -83,38 +77,42 @@ class DayView:
         return self.venue.tz
 
 
-def staff_venue(deps: Deps, staff: Staff, venue_id: int) -> StaffVenue:
-    """The venue ``venue_id`` if ``staff`` may see its day (else NotFound, or PermissionDenied)."""
-    require(staff, Action.VIEW, venue_id)
-    for found in staff_venues(deps, staff):
-        if found.venue.id == venue_id:
-            return found
-    raise NotFound(VENUE_NOT_FOUND)
-
-
 def today_at(deps: Deps, venue: Venue) -> dt.date:
     """Today's date where the venue is."""
     return deps.clock.now().astimezone(venue.tz).date()
 
 
-def day_columns(deps: Deps, staff: Staff, venue_id: int, day: dt.date) -> DayView:
-    """The sheet of ``venue_id`` on the local date ``day``: its active resources, by name."""
-    found = staff_venue(deps, staff, venue_id)
-    venue = found.venue
-    span = TimeRange(
-        local_instant(day, dt.time(0), venue.tz),
-        local_instant(day + dt.timedelta(days=1), dt.time(0), venue.tz),
-    )
-    columns = []
-    for resource in sorted((r for r in found.resources if r.is_active), key=lambda r: (r.name, r.id)):
-        openings = [
+def _column(found: ResourceDay) -> Column:
+    resource = found.resource
+    return Column(
+        resource_id=resource.id,
+        name=resource.name,
+        openings=[
             Opening(range=w.range, label=w.label, price_per_unit=w.price_per_unit, currency=resource.currency)
-            for w in expand_windows(resource, day, day)
-        ]
-        closed = [
-            Closed(range=p.range, reason=p.reason)
-            for p in resource.unavailable_periods
-            if p.range.start < span.end and span.start < p.range.end
-        ]
-        columns.append(Column(resource_id=resource.id, name=resource.name, openings=openings, closed=closed))
-    return DayView(venue=venue, day=day, columns=columns, with_bookings=False)
+            for w in found.windows
+        ],
+        bookings=[
+            SheetBooking(
+                id=op.booking.id,
+                reference_code=op.booking.reference_code,
+                range=op.booking.span,
+                customer=op.customer.full_name,
+                status=op.booking.status.value,
+            )
+            for op in found.bookings
+        ],
+        closed=[Closed(range=b.range, reason=b.reason.value, note=b.note) for b in found.blocks],
+    )
+
+
+def day_columns(
+    deps: Deps, staff: Staff, venue_id: int, day: dt.date | None, *, include_cancelled: bool = False
+) -> DayView:
+    """The sheet of ``venue_id`` on the local date ``day`` (None: today there), resources by name."""
+    sheet = day_sheet(deps, staff, venue_id, day, include_cancelled)
+    return DayView(
+        venue=sheet.venue,
+        day=sheet.date,
+        columns=[_column(r) for r in sheet.resources],
+        include_cancelled=include_cancelled,
+    )

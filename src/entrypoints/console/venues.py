@@ -12,7 +12,7 @@ from litestar.response import Template
 
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.operator_venues import staff_venues
-from entrypoints.console.day import day_columns, staff_venue, today_at
+from entrypoints.console.day import day_columns, today_at
 from entrypoints.console.pages import ConsoleError, page
 from entrypoints.console.session import signed_in_staff
 from entrypoints.console.sheet import layout
@@ -25,9 +25,9 @@ def venue_list(request: Request[Any, Any, Any], deps: NamedDependency[Deps]) -> 
     return page(request, "venues.html", staff=staff, venues=staff_venues(deps, staff))
 
 
-def _day(raw: str | None, today: dt.date) -> dt.date:
+def _day(raw: str | None) -> dt.date | None:
     if not raw:
-        return today
+        return None
     try:
         return dt.date.fromisoformat(raw)
     except ValueError:
@@ -40,19 +40,19 @@ def day_sheet(
     deps: NamedDependency[Deps],
     venue_id: FromPath[int],
     date: FromQuery[str | None] = None,
+    cancelled: FromQuery[bool] = False,
 ) -> Template:
     """The venue's day: resources as columns, time as rows, bookings and closed time, the line at now."""
     staff = signed_in_staff(request, deps)
-    today = today_at(deps, staff_venue(deps, staff, venue_id).venue)
-    day = _day(date, today)
-    view = day_columns(deps, staff, venue_id, day)
+    view = day_columns(deps, staff, venue_id, _day(date), include_cancelled=cancelled)
+    day = view.day
     return page(
         request,
         "day.html",
         staff=staff,
         view=view,
         sheet=layout(view, deps.clock.now()),
-        today=today,
+        today=today_at(deps, view.venue),
         previous=day - dt.timedelta(days=1),
         next=day + dt.timedelta(days=1),
     )
