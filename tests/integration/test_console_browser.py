@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import httpx
 import pytest
 
 from entrypoints.console.i18n import Formats
@@ -30,12 +31,14 @@ from tests.integration.console_fixtures import (
     STAFF_PASSWORD,
     load_console_catalog,
 )
+from tests.integration.http_fixtures import ANNA, DESK, auth
 from tests.support.postgres import require_postgres, temporary_database
 from tests.support.server import free_port, running
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 axe_api = pytest.importorskip("axe_playwright_python.sync_playwright")
 
+BERLIN = ZoneInfo("Europe/Berlin")
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "console"
 _BLOCKING = {"serious", "critical"}
 
@@ -95,6 +98,43 @@ def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str
         yield base, "sqlite"
 
 
+def _seed(base: str, day: dt.date) -> None:
+    """Through the JSON API: Anna books Court 2 from 10:00 to 11:30 on ``day``, and the front desk
+    closes Court 1 from 14:00 to 15:00 for an event."""
+    at = day.isoformat()
+    with httpx.Client(base_url=f"{base}/api/v1", timeout=30) as api:
+        courts = {r["name"]: r["id"] for r in api.get("/resources/", params={"is_active": "true"}).json()}
+        booked = api.post(
+            "/bookings/",
+            json={
+                "resource": courts["Court 2"],
+                "start_datetime": f"{at}T10:00:00+{_offset(day)}",
+                "end_datetime": f"{at}T11:30:00+{_offset(day)}",
+            },
+            headers=auth(ANNA),
+        )
+        assert booked.status_code == 201, booked.text
+        venue = api.get("/operator/venues/", headers=auth(DESK)).json()[0]["id"]
+        closed = api.post(
+            f"/operator/venues/{venue}/blocks/",
+            json={
+                "resource_ids": [courts["Court 1"]],
+                "start_datetime": f"{at}T14:00:00+{_offset(day)}",
+                "end_datetime": f"{at}T15:00:00+{_offset(day)}",
+                "reason": "event",
+                "note": "Club final",
+            },
+            headers=auth(DESK),
+        )
+        assert closed.status_code == 201, closed.text
+
+
+def _offset(day: dt.date) -> str:
+    """Berlin's UTC offset at noon of ``day`` (``01:00`` or ``02:00``)."""
+    offset = dt.datetime.combine(day, dt.time(12), BERLIN).utcoffset() or dt.timedelta()
+    return f"{offset.seconds // 3600:02d}:00"
+
+
 class Visit:
     """One browser tab: each page it reaches is checked with axe-core, and pictured on request."""
 
@@ -122,6 +162,9 @@ class Visit:
 
 def test_a_member_of_staff_runs_through_the_console(browser: Any, server: tuple[str, str]) -> None:
     base, backend = server
+    today = dt.datetime.now(BERLIN).date()
+    tomorrow = today + dt.timedelta(days=1)
+    _seed(base, tomorrow)
     pictures = os.environ.get("BOOKING_SCREENSHOTS") == "1" and backend == "sqlite"
     context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 900})
     expect = playwright_api.expect
@@ -155,26 +198,35 @@ def test_a_member_of_staff_runs_through_the_console(browser: Any, server: tuple[
         expect(page.get_by_role("heading", level=1)).to_have_text("Center Court Club")
         expect(page.get_by_role("heading", level=2, name="Court 1")).to_be_visible()
         expect(page.get_by_role("heading", level=2, name="Court 2")).to_be_visible()
-        today = dt.datetime.now(ZoneInfo("Europe/Berlin")).date()
         expect(page.locator(".day")).to_contain_text(Formats("en").date(today))
-        visit.check("day-sheet")
+        if dt.time(8) <= dt.datetime.now(BERLIN).time() < dt.time(22):
+            expect(page.locator(".now")).to_contain_text("Now")
+        visit.check("day-sheet-today")
 
-        # another day by the date picker: the catalog's maintenance of Court 1 is hatched
-        page.get_by_label("Date").fill("2026-06-05")
+        # tomorrow by the date picker: Anna's booking on Court 2, the event closing Court 1 hatched
+        page.get_by_label("Date").fill(tomorrow.isoformat())
         page.get_by_role("button", name="Show day").click()
-        expect(page.locator(".day")).to_contain_text("Friday, June 5, 2026")
-        expect(page.locator(".closed")).to_contain_text("Maintenance")
+        expect(page.locator(".day")).to_contain_text(Formats("en").date(tomorrow))
+        booking = page.locator(".booking")
+        expect(booking).to_have_count(1)
+        expect(booking).to_contain_text("Anna Schmidt")
+        expect(booking).to_contain_text("Awaiting payment")
+        assert "grid-column: 3" in (booking.get_attribute("style") or "")  # Court 2
+        expect(page.locator(".closed")).to_contain_text("Event")
+        expect(page.locator(".closed")).to_contain_text("Club final")
+        visit.check("day-sheet")
         page.get_by_role("link", name="Next day").click()
-        expect(page.locator(".day")).to_contain_text("Saturday, June 6, 2026")
+        expect(page.locator(".day")).to_contain_text(Formats("en").date(tomorrow + dt.timedelta(days=1)))
         page.get_by_role("link", name="Previous day").click()
-        visit.check("day-sheet-closed")
+        expect(page.locator(".booking")).to_have_count(1)
 
         # German: every label, and the date as German writes it
         page.get_by_label("Language").select_option("de")
         page.get_by_role("button", name="Change language").click()
         expect(page.locator("html")).to_have_attribute("lang", "de")
-        expect(page.locator(".day")).to_contain_text("Tagesplan für Freitag, 5. Juni 2026")
-        expect(page.locator(".closed")).to_contain_text("Wartung")
+        expect(page.locator(".day")).to_contain_text(f"Tagesplan für {Formats('de').date(tomorrow)}")
+        expect(page.locator(".closed")).to_contain_text("Veranstaltung")
+        expect(page.locator(".booking")).to_contain_text("Zahlung offen")
         expect(page.get_by_role("button", name="Abmelden")).to_be_visible()
         visit.check("day-sheet-de")
 
