@@ -82,6 +82,8 @@ def _serve(url: str, tmp: Path) -> Iterator[str]:
         "BOOKING_MAIL_DIR": str(tmp / "mail"),
     }
     with running(environment, tmp) as server:
+        # made once by `booking serve` before its workers started, readable by the service alone
+        assert (tmp / "secret_key").stat().st_mode & 0o777 == 0o600
         yield server.base
 
 
