@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from litestar.middleware.session import client_side
 
+from booking_core.usecases.staff import remove_staff
 from tests.integration.console_fixtures import (  # noqa: F401 - fixtures used by name
     ADMIN_EMAIL,
     CUSTOMER_EMAIL,
@@ -278,3 +279,17 @@ def test_the_day_sheet_places_bookings_and_staff_blocks_in_their_columns_and_row
     assert 'class="closed" style="grid-row: 74 / 86; grid-column: 2"' in page
     assert "Veranstaltung" in page
     assert "Club final" in page
+
+
+def test_a_role_taken_away_ends_the_session_at_the_next_page(console: Api) -> None:
+    sign_in(console.client, DESK_EMAIL)
+    assert console.client.get("/console/").status_code == 200
+    with console.services.deps.read() as uow:
+        desk = uow.users.get_by_email(DESK_EMAIL)
+    assert desk is not None
+
+    remove_staff(console.services.deps, None, desk.id)
+
+    refused = console.client.get("/console/", follow_redirects=False)
+    assert refused.status_code == 303
+    assert refused.headers["location"] == "/console/login"

@@ -28,6 +28,7 @@ from tests.integration.console_fixtures import (
     ADMIN_EMAIL,
     CUSTOMER_EMAIL,
     CUSTOMER_PASSWORD,
+    DESK_EMAIL,
     STAFF_PASSWORD,
     load_console_catalog,
 )
@@ -87,9 +88,13 @@ def _serve(url: str, tmp: Path) -> Iterator[str]:
         yield server.base
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
-    """``booking serve`` on a migrated database with the console's catalog: its URL and the backend."""
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str]]:
+    """``booking serve`` on a migrated database with the console's catalog: its URL and the backend
+    (one per backend for the module's tests)."""
+    tmp_path = tmp_path_factory.mktemp(f"console-{request.param}")
     if request.param == "postgres":
         require_postgres()
         with temporary_database() as url:
@@ -247,6 +252,28 @@ def test_a_member_of_staff_runs_through_the_console(browser: Any, server: tuple[
         expect(page).to_have_url(f"{base}/console/login")
         page.goto(f"{base}/console/venues/1/day")
         expect(page).to_have_url(f"{base}/console/login")
+        expect(page.get_by_role("heading", level=1)).to_have_text("Anmelden")
+    finally:
+        context.close()
+
+
+def test_the_console_works_with_javascript_switched_off(browser: Any, server: tuple[str, str]) -> None:
+    base, _backend = server
+    context = browser.new_context(locale="de-DE", java_script_enabled=False)
+    expect = playwright_api.expect
+    try:
+        page = context.new_page()
+        page.goto(f"{base}/console/login")
+        page.get_by_label("E-Mail-Adresse").fill(DESK_EMAIL)
+        page.get_by_label("Passwort").fill(STAFF_PASSWORD)
+        page.get_by_role("button", name="Anmelden").click()
+        expect(page.get_by_role("heading", level=1)).to_have_text("Ihre Anlagen")
+        page.get_by_role("link", name="Heute bei Center Court Club").click()
+        expect(page.get_by_role("heading", level=2, name="Court 1")).to_be_visible()
+        page.get_by_label("Datum").fill("2026-06-05")
+        page.get_by_role("button", name="Tag anzeigen").click()
+        expect(page.locator(".day")).to_contain_text("Freitag, 5. Juni 2026")
+        page.get_by_role("button", name="Abmelden").click()
         expect(page.get_by_role("heading", level=1)).to_have_text("Anmelden")
     finally:
         context.close()
