@@ -68,6 +68,19 @@ def test_the_sign_in_page_speaks_the_browsers_language_and_sets_a_csrf_cookie(co
     assert csrf["path"] == "/console"
 
 
+def test_the_pages_load_nothing_from_elsewhere_and_are_framed_by_nobody(console: Api) -> None:
+    page = console.client.get("/console/login")
+
+    policy = page.headers["content-security-policy"]
+    assert "default-src 'self'" in policy
+    assert "script-src 'none'" in policy
+    assert "frame-ancestors 'none'" in policy
+    assert "http" not in page.text.replace('action="/console', "")  # no address of another site
+    styles = console.client.get("/console/static/console.css")
+    assert styles.status_code == 200
+    assert styles.headers["content-type"].startswith("text/css")
+
+
 def test_staff_sign_in_opens_a_session_with_the_cookie_the_contract_names(console: Api) -> None:
     answer = sign_in(console.client, DESK_EMAIL)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from litestar import Router
+from litestar.datastructures import ResponseHeader
 from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.static_files import create_static_files_router
 from litestar.template import TemplateConfig
@@ -22,6 +23,17 @@ from entrypoints.console.session import PATH, console_middleware
 
 _HERE = Path(__file__).parent
 STATIC = f"{PATH}/static"
+#: Pages load nothing from elsewhere, run no script, and are framed by nobody (the day sheet places
+#: its cards with style attributes, hence inline styles).
+_HEADERS = [
+    ResponseHeader(
+        name="Content-Security-Policy",
+        value="default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'none'; "
+        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    ),
+    ResponseHeader(name="X-Content-Type-Options", value="nosniff"),
+    ResponseHeader(name="Referrer-Policy", value="same-origin"),
+]
 
 
 def console_router(secret_key: str, public_url: str) -> Router:
@@ -31,6 +43,7 @@ def console_router(secret_key: str, public_url: str) -> Router:
         route_handlers=[*signin.handlers, *venues.handlers],
         middleware=console_middleware(secret_key, public_url),
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
+        response_headers=_HEADERS,
         include_in_schema=False,
     )
 
