@@ -38,6 +38,7 @@ from entrypoints.commission_commands import add_commission_commands
 from entrypoints.config import ConfigError, Settings, load_settings
 from entrypoints.sandbox import DeliveryFailed, service_url
 from entrypoints.sandbox import pay as post_payment
+from entrypoints.secret_key import with_secret_key
 from entrypoints.staff_commands import add_staff_commands
 
 Handler = Callable[[argparse.Namespace], int]
@@ -225,6 +226,7 @@ def _load(services: Services, spec: CatalogSpec, source: str) -> None:
 
 def _serve(_: argparse.Namespace) -> int:
     settings = load_settings()
+    with_secret_key(settings)  # made once here, before the workers start, and read by each of them
     _require_migrated(settings)
     _require_scale_out(settings)
     bootstrap(settings).close()  # fail here, in one line, on configuration the app would refuse
