@@ -39,8 +39,8 @@ from tests.integration.http_fixtures import (
 
 __all__ = ["clone_postgres", "postgres_template", "sqlite_template"]
 
-#: Not JSON by design: the metrics' text format and the OpenAPI pages.
-NOT_JSON = re.compile(r"^/(metrics|schema)")
+#: Not JSON by design: the metrics' text format, the OpenAPI pages and the console's HTML.
+NOT_JSON = re.compile(r"^/(metrics|schema|console)")
 INT64 = 2**63
 
 
