@@ -216,7 +216,7 @@ def test_move_keeps_id_reference_status_and_price(api: Api) -> None:
     after = moved.json()
     for key in ("id", "reference_code", "status", "total_price"):
         assert after[key] == created[key]
-    assert (after["start_datetime"], after["resource"]["name"]) == (later[0], "Court 2")
+    assert (after["start_datetime"], after["resource"]["name"]) == (pay_later[0], "Court 2")
     move = [e for e in _audit(api, created["id"]) if e.action is AuditAction.BOOKING_MOVE]
     assert move[0].details["old"]["start_datetime"].startswith("2026-06-02T08:00:00")
     assert move[0].details["new"]["resource_id"] == api.resources["Court 2"]
