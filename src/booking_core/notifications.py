@@ -19,7 +19,14 @@ from booking_core.outbox import ACCOUNT_TEMPLATES, MailTemplate
 
 #: Templates whose recipient is the booking's user (the rest go to the venue's operator).
 USER_TEMPLATES = frozenset(
-    {MailTemplate.BOOKING_PAID_USER, MailTemplate.BOOKING_CANCELLED_USER, MailTemplate.BOOKING_REFUNDED_USER}
+    {
+        MailTemplate.BOOKING_PAID_USER,
+        MailTemplate.BOOKING_CANCELLED_USER,
+        MailTemplate.BOOKING_REFUNDED_USER,
+        MailTemplate.BOOKING_CANCELLED_BY_VENUE_USER,
+        MailTemplate.BOOKING_MOVED_USER,
+        MailTemplate.BOOKING_BY_STAFF_USER,
+    }
 )
 
 
@@ -45,6 +52,24 @@ class BookingFacts:
     cancellation_reason: str | None
     user_name: str
     user_email: str
+    #: Until when a pending booking waits for its payment (venue time); None once it needs none.
+    hold_expires_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChangeFacts:
+    """What an email about a change says that the booking, read when the email is sent, no longer
+    tells: the refund decided, and where the booking was before a move (venue time).
+
+    ``calendar_sequence`` is the ``SEQUENCE`` of the attached calendar event: 0 for the first, higher
+    for each later version of the booking's event, so calendars replace the one they hold.
+    """
+
+    refund_amount: Decimal | None = None
+    old_start: datetime | None = None
+    old_end: datetime | None = None
+    old_resource_name: str | None = None
+    calendar_sequence: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -61,13 +86,17 @@ class Notification:
     recipient_name: str
     reply_to: str | None
     facts: BookingFacts | None = None
+    change: ChangeFacts = ChangeFacts()
     code: str | None = None
     code_valid_hours: int = int(CODE_LIFETIME.total_seconds()) // 3600
 
     @property
     def has_calendar_event(self) -> bool:
-        """The user's confirmation carries the booking as a calendar event (``.ics``)."""
-        return self.template is MailTemplate.BOOKING_PAID_USER
+        """The user's confirmation, a moved booking and a confirmed booking made by staff carry the
+        booking as a calendar event (``.ics``)."""
+        if self.template is MailTemplate.BOOKING_BY_STAFF_USER:
+            return self.facts is not None and self.facts.status == "confirmed"
+        return self.template in {MailTemplate.BOOKING_PAID_USER, MailTemplate.BOOKING_MOVED_USER}
 
 
 def booking_facts(booking: Booking, resource: Resource, user: User) -> BookingFacts:
@@ -92,11 +121,19 @@ def booking_facts(booking: Booking, resource: Resource, user: User) -> BookingFa
         cancellation_reason=booking.cancellation_reason.value if booking.cancellation_reason else None,
         user_name=user.full_name,
         user_email=user.email,
+        hold_expires_at=booking.hold_expires_at.astimezone(venue.tz) if booking.hold_expires_at else None,
     )
 
 
-def compose(template: MailTemplate, booking: Booking, resource: Resource, user: User) -> Notification | None:
-    """The email ``template`` about ``booking``; None when it has nobody to go to.
+def compose(
+    template: MailTemplate,
+    booking: Booking,
+    resource: Resource,
+    user: User,
+    change: ChangeFacts | None = None,
+) -> Notification | None:
+    """The email ``template`` about ``booking``; None when it has nobody to go to. ``change`` is what
+    the outbox message says beyond the booking (:class:`ChangeFacts`).
 
     The user's emails are in the user's language; the operator's too, since a venue has no language
     of its own and its staff deal with that user. Replies go to the other party.
@@ -111,6 +148,7 @@ def compose(template: MailTemplate, booking: Booking, resource: Resource, user: 
             recipient_name=user.full_name,
             reply_to=operator or None,
             facts=facts,
+            change=change or ChangeFacts(),
         )
     if not operator:
         return None
@@ -121,6 +159,7 @@ def compose(template: MailTemplate, booking: Booking, resource: Resource, user: 
         recipient_name=resource.venue.name,
         reply_to=user.email,
         facts=facts,
+        change=change or ChangeFacts(),
     )
 
 

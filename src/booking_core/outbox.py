@@ -6,7 +6,8 @@ outbox. E-mail is the first channel, ``kind="email"``: one row per recipient wit
 ``payload={"template": T, "booking_id": ID}`` (:meth:`~booking_core.ports.OutboxMessage.email`);
 the worker resolves recipient, language and content when it sends. An account email (a one-time
 code) has ``{"template": T, "user_id": ID, "code": C}`` instead
-(:meth:`~booking_core.ports.OutboxMessage.account_email`).
+(:meth:`~booking_core.ports.OutboxMessage.account_email`). A booking's email may carry
+:data:`DETAIL_FIELDS` beside them: what it says that the booking no longer tells when it is sent.
 A row is ``pending`` until it is ``sent``, or ``failed`` after :attr:`RetryPolicy.max_attempts`
 tries (or at once when retrying cannot help). An operator may send failed rows again. Once a
 message is sent its payload forgets its secrets (:data:`SECRET_FIELDS`).
@@ -19,6 +20,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
+
+#: Payload fields of a booking's email beyond template and booking: the refund decided (amount as a
+#: decimal string, and its currency), the time and resource before a move (ISO 8601 instants, the
+#: resource's id) and the calendar event's ``SEQUENCE`` of a move (higher than any before it).
+DETAIL_FIELDS = frozenset(
+    {"refund_amount", "currency", "old_start", "old_end", "old_resource_id", "sequence"}
+)
 
 #: The ``kind`` of an email message: the e-mail channel (stored rows carry it, so it never changes).
 EMAIL_KIND = "email"
@@ -35,6 +43,9 @@ class MailTemplate(enum.StrEnum):
     BOOKING_PAID_OPERATOR = "booking_paid_operator"
     BOOKING_CANCELLED_USER = "booking_cancelled_user"
     BOOKING_REFUNDED_USER = "booking_refunded_user"
+    BOOKING_CANCELLED_BY_VENUE_USER = "booking_cancelled_by_venue_user"
+    BOOKING_MOVED_USER = "booking_moved_user"
+    BOOKING_BY_STAFF_USER = "booking_by_staff_user"
     CONFIRM_EMAIL = "confirm_email"
     PASSWORD_RESET = "password_reset"  # noqa: S105 - a template name, not a credential
 

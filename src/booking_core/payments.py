@@ -46,6 +46,9 @@ class Payment:
     #: Its refund was reported before its success, which would have marked the booking paid: the paid
     #: mails are owed to the success when it comes (CONTRACT 4.3, 5).
     paid_mails_owed: bool = False
+    #: The refund decided for it, as what the customer gets back of ``amount`` in all; None: all of it.
+    #: Read while a refund is pending; a venue may choose to give back only part (CONTRACT 9.2).
+    refund_asked: Decimal | None = None
     created_at: datetime
 
     @property
@@ -57,6 +60,24 @@ class Payment:
     def taken(self) -> bool:
         """True once the provider reported the money taken (whatever happened to it since)."""
         return self.status in TAKEN_STATUSES
+
+    @property
+    def given_back(self) -> Decimal:
+        """How much of ``amount`` goes back to the customer: reported so far, or decided and pending."""
+        if self.status is PaymentStatus.REFUND_PENDING:
+            asked = self.amount if self.refund_asked is None else self.refund_asked
+            return max(self.refunded_amount, asked)
+        return self.refunded_amount
+
+    @property
+    def kept_amount(self) -> Decimal:
+        """What the venue keeps of ``amount`` once :attr:`given_back` is back (never below nothing)."""
+        return max(self.amount - self.given_back, Decimal(0)).quantize(self.amount)
+
+    @property
+    def keeps_part(self) -> bool:
+        """True for a taken payment the venue keeps all or part of (its commission follows it)."""
+        return self.taken and self.kept_amount > 0
 
     def matches(self, *, amount_minor: int | None, currency: str | None, unit: CurrencyUnit) -> bool:
         """Whether a provider report of ``amount_minor`` in ``currency`` is about this payment's money.
@@ -72,7 +93,8 @@ class Payment:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RefundRequest:
-    """The service's request to the provider to give one payment back: at most one per payment, ever.
+    """The service's request to the provider to give one payment back, in full or (``amount``) in
+    part: at most one per payment, ever.
 
     It is stored in the transaction that decides the refund and sent after that commits; until the
     provider accepts it (``accepted_at``) or reports the refund, the worker sends it again from
@@ -83,6 +105,8 @@ class RefundRequest:
     booking_id: str
     payment_intent_id: str
     idempotency_key: str
+    #: How much to give back now; None: all the provider still holds of the payment.
+    amount: Decimal | None = None
     requested_at: datetime
     next_attempt_at: datetime
     attempts: int = 0

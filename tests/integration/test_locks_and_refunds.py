@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from adapters.sqla.errors import translate
 from booking_core.booking import BookingStatus
 from booking_core.errors import BadRequest, StorageUnavailable, TransientConflict
-from booking_core.payments import Payment, RefundRequest
+from booking_core.payments import Payment, PaymentStatus, RefundRequest
 from booking_core.usecases.retry import retried
 from tests.integration.test_repositories import (
     Backend,
@@ -325,6 +325,41 @@ def test_refund_requests_one_per_payment_claimed_once_sent_again_until_accepted(
         assert (found.accepted_at, found.provider_refund_id) == (NOW + timedelta(minutes=1), "re_1")
         assert uow.refunds.due(NOW + timedelta(days=1)) == []
         assert uow.refunds.claim("p-1", NOW + timedelta(days=1), lease) is False
+
+
+def test_a_refund_of_part_of_a_payment_keeps_its_amount(world: Backend) -> None:
+    booking = _booking("10:00", "11:00")
+    _add(world, booking)
+    payment = replace(
+        _payment(booking.id), status=PaymentStatus.REFUND_PENDING, refund_asked=Decimal("12.50")
+    )
+    request = RefundRequest(
+        payment_id="p-1",
+        booking_id=booking.id,
+        payment_intent_id="pi_p-1",
+        idempotency_key="k",
+        amount=Decimal("12.50"),
+        requested_at=NOW,
+        next_attempt_at=NOW,
+    )
+    with world.uow() as uow:
+        uow.payments.add(payment)
+        assert uow.refunds.add(request) is True
+        uow.commit()
+    with world.uow() as uow:
+        assert uow.refunds.get("p-1") == request
+        assert uow.refunds.due(NOW) == [request]
+        assert uow.payments.by_intent("pi_p-1") == payment
+        uow.payments.save(replace(payment, status=PaymentStatus.REFUNDED, refunded_amount=Decimal("12.50")))
+        uow.commit()
+    with world.uow() as uow:
+        stored = uow.payments.by_intent("pi_p-1")
+        assert stored is not None
+        assert (stored.refund_asked, stored.refunded_amount, stored.kept_amount) == (
+            Decimal("12.50"),
+            Decimal("12.50"),
+            Decimal("27.50"),
+        )
 
 
 def test_a_constraint_violation_names_no_constraint_or_column(db_world: Backend) -> None:

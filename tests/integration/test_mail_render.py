@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from email import message_from_bytes, policy
@@ -18,7 +19,7 @@ from icalendar import Calendar
 from adapters.mail import ConsoleMailer, FileMailer, render_email
 from booking_core.accounts import Language, User
 from booking_core.errors import MailDeliveryFailed
-from booking_core.notifications import BookingFacts, Notification, compose_account
+from booking_core.notifications import BookingFacts, ChangeFacts, Notification, compose_account
 from booking_core.outbox import ACCOUNT_TEMPLATES, MailTemplate
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -51,6 +52,13 @@ EXPECTED = {
                                             "Tuesday, 1 December 2026", "€1,234.50", "Court 1"],
         MailTemplate.BOOKING_CANCELLED_USER: ["Booking cancelled", "ABCD2345", "will be refunded"],
         MailTemplate.BOOKING_REFUNDED_USER: ["Refund of booking ABCD2345", "€1,234.50"],
+        MailTemplate.BOOKING_CANCELLED_BY_VENUE_USER: ["Cancelled by Center <Court> & Co", "ABCD2345",
+                                                      "for operational reasons", "€12.50"],
+        MailTemplate.BOOKING_MOVED_USER: ["Booking moved", "ABCD2345", "Tuesday, 1 December 2026",
+                                         "10:00 to 11:30", "Monday, 30 November 2026", "18:00 to 19:30",
+                                         "Court 2"],
+        MailTemplate.BOOKING_BY_STAFF_USER: ["Your booking", "ABCD2345",
+                                            "€1,234.50", "paid and confirmed"],
     },
     Language.DE: {
         MailTemplate.BOOKING_PAID_USER: ["Buchung bestätigt", "Dienstag, 1. Dezember 2026",
@@ -61,11 +69,33 @@ EXPECTED = {
                                             "Court 1"],
         MailTemplate.BOOKING_CANCELLED_USER: ["Buchung storniert", "ABCD2345", "erstattet"],
         MailTemplate.BOOKING_REFUNDED_USER: ["Erstattung zur Buchung ABCD2345", "1.234,50 €"],
+        MailTemplate.BOOKING_CANCELLED_BY_VENUE_USER: ["Absage durch Center <Court> & Co", "ABCD2345",
+                                                      "aus betrieblichen Gründen", "12,50 €"],
+        MailTemplate.BOOKING_MOVED_USER: ["Buchung verlegt", "ABCD2345", "Dienstag, 1. Dezember 2026",
+                                         "10:00 bis 11:30 Uhr", "Montag, 30. November 2026",
+                                         "18:00 bis 19:30 Uhr", "Court 2"],
+        MailTemplate.BOOKING_BY_STAFF_USER: ["Ihre Buchung", "ABCD2345", "1.234,50 €",
+                                            "bezahlt und bestätigt"],
     },
 }  # fmt: skip
 
 
-def _notification(template: MailTemplate, language: Language) -> Notification:
+#: What the outbox message of each template carries beyond the booking.
+MOVED = ChangeFacts(
+    old_start=datetime(2026, 11, 30, 18, 0, tzinfo=BERLIN),
+    old_end=datetime(2026, 11, 30, 19, 30, tzinfo=BERLIN),
+    old_resource_name="Court 2",
+    calendar_sequence=86400,
+)
+CHANGES = {
+    MailTemplate.BOOKING_CANCELLED_BY_VENUE_USER: ChangeFacts(refund_amount=Decimal("12.50")),
+    MailTemplate.BOOKING_MOVED_USER: MOVED,
+}
+
+
+def _notification(
+    template: MailTemplate, language: Language, facts: BookingFacts = FACTS, change: ChangeFacts | None = None
+) -> Notification:
     to_user = template is not MailTemplate.BOOKING_PAID_OPERATOR
     return Notification(
         template=template,
@@ -73,8 +103,20 @@ def _notification(template: MailTemplate, language: Language) -> Notification:
         recipient="anna@example.com" if to_user else "ops@center.example",
         recipient_name="Anna Schmidt" if to_user else "Center <Court> & Co",
         reply_to="ops@center.example" if to_user else "anna@example.com",
-        facts=FACTS,
+        facts=facts,
+        change=change or CHANGES.get(template, ChangeFacts()),
     )
+
+
+def _texts(notification: Notification) -> tuple[str, str, str]:
+    """Subject, text and HTML (unescaped) of the rendered message."""
+    mail = _read_back(render_email(notification, sender=SENDER, message_id="<m@center.example>"))
+    text = mail.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+    html = mail.get_body(("html",)).get_content()  # type: ignore[union-attr]
+    for tag in ("<strong>", "</strong>"):
+        html = html.replace(tag, "")
+    plain_html = " ".join(html.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">").split())
+    return str(mail["Subject"]).strip(), text, plain_html
 
 
 def _read_back(message: EmailMessage) -> EmailMessage:
@@ -174,7 +216,10 @@ def test_the_users_confirmation_carries_the_booking_as_a_calendar_event() -> Non
     assert later["UID"] == event["UID"]
 
 
-@pytest.mark.parametrize("template", [t for t in MailTemplate if t is not MailTemplate.BOOKING_PAID_USER])
+WITH_CALENDAR = {MailTemplate.BOOKING_PAID_USER, MailTemplate.BOOKING_MOVED_USER}
+
+
+@pytest.mark.parametrize("template", [t for t in MailTemplate if t not in WITH_CALENDAR])
 def test_other_emails_have_no_attachment(template: MailTemplate) -> None:
     mail = _read_back(render_email(_notification(template, Language.EN), sender=SENDER, message_id="<m@x>"))
     assert list(mail.iter_attachments()) == []
@@ -223,3 +268,82 @@ def test_a_message_that_cannot_be_built_is_a_permanent_failure(tmp_path: Path) -
     with pytest.raises(MailDeliveryFailed) as failure:
         FileMailer(tmp_path, sender=SENDER).send(broken, message_id="<m@x>")
     assert failure.value.permanent
+
+
+def test_a_moved_booking_updates_the_calendar_event_it_sent_before() -> None:
+    first = _read_back(
+        render_email(
+            _notification(MailTemplate.BOOKING_PAID_USER, Language.EN), sender=SENDER, message_id="<a@x>"
+        )
+    )
+    moved = _read_back(
+        render_email(
+            _notification(MailTemplate.BOOKING_MOVED_USER, Language.DE), sender=SENDER, message_id="<b@x>"
+        )
+    )
+    [before] = Calendar.from_ical(next(first.iter_attachments()).get_content()).walk("VEVENT")
+    [attachment] = list(moved.iter_attachments())
+    assert attachment.get_filename() == "booking-ABCD2345.ics"
+    [after] = Calendar.from_ical(attachment.get_content()).walk("VEVENT")
+    assert after["UID"] == before["UID"]
+    assert int(after["SEQUENCE"]) > int(before["SEQUENCE"])
+    assert after.decoded("DTSTART") == FACTS.start  # the new time
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        (Language.EN, ["because of the weather", "no refund"]),
+        (Language.DE, ["wegen des Wetters", "keine Erstattung"]),
+    ],
+)
+def test_a_venues_cancellation_without_a_refund_says_so(language: Language, words: list[str]) -> None:
+    facts = replace(FACTS, status="cancelled", cancellation_reason="weather")
+    notification = _notification(
+        MailTemplate.BOOKING_CANCELLED_BY_VENUE_USER,
+        language,
+        facts,
+        ChangeFacts(refund_amount=Decimal("0.00")),
+    )
+    _, text, html = _texts(notification)
+    for word in words:
+        assert word in text
+        assert word in html.replace("Keine", "keine")
+    assert "1.234,50" not in text
+    assert "1,234.50" not in text
+
+
+@pytest.mark.parametrize(
+    ("language", "confirmed", "pending"),
+    [
+        (Language.EN, "You pay at the venue", "until Tuesday, 1 December 2026, 09:45"),
+        (Language.DE, "Sie bezahlen vor Ort", "bis Dienstag, 1. Dezember 2026, 09:45 Uhr"),
+    ],
+)
+def test_a_booking_made_by_staff_says_how_to_pay(language: Language, confirmed: str, pending: str) -> None:
+    at_venue = _notification(MailTemplate.BOOKING_BY_STAFF_USER, language, replace(FACTS, status="confirmed"))
+    hold = datetime(2026, 12, 1, 9, 45, tzinfo=BERLIN)
+    online = _notification(
+        MailTemplate.BOOKING_BY_STAFF_USER, language, replace(FACTS, status="pending", hold_expires_at=hold)
+    )
+    _, text, html = _texts(at_venue)
+    assert confirmed in text
+    assert confirmed in html
+    assert at_venue.has_calendar_event
+    subject, text, html = _texts(online)
+    assert pending in text
+    assert pending in html
+    assert "ABCD2345" in text
+    assert not online.has_calendar_event
+    assert subject.startswith(("Please pay", "Bitte bezahlen"))
+
+
+@pytest.mark.parametrize(("language", "amount"), [(Language.EN, "€12.50"), (Language.DE, "12,50 €")])
+def test_the_refund_mail_names_the_part_given_back(language: Language, amount: str) -> None:
+    part = _notification(
+        MailTemplate.BOOKING_REFUNDED_USER, language, change=ChangeFacts(refund_amount=Decimal("12.50"))
+    )
+    subject, text, html = _texts(part)
+    assert amount in subject
+    assert amount in text
+    assert amount in html

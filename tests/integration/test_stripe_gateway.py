@@ -227,3 +227,23 @@ def test_localstripe_accepts_the_gateways_intent_and_refund(localstripe: str) ->
     refund_id = gateway.refund(intent.id, idempotency_key="refund-b-local")
     refund = client.v1.refunds.retrieve(refund_id)
     assert (refund.amount, refund.status) == (2550, "succeeded")
+
+
+def test_a_partial_refund_sends_its_amount_as_stripe_writes_it_once_per_key(fake: FakeStripe) -> None:
+    gateway = _gateway(fake.url)
+    euros = gateway.create_intent(
+        amount_minor=3000, currency="eur", booking_id="e", idempotency_key="i-e", destination_account=None
+    )
+    kronur = gateway.create_intent(
+        amount_minor=5000, currency="isk", booking_id="k", idempotency_key="i-k", destination_account=None
+    )
+    fake.succeed(euros.id)
+    fake.succeed(kronur.id)
+    first = gateway.refund(euros.id, idempotency_key="refund-e", amount_minor=1250, currency="EUR")
+    again = gateway.refund(euros.id, idempotency_key="refund-e", amount_minor=1250, currency="EUR")
+    gateway.refund(kronur.id, idempotency_key="refund-k", amount_minor=1200)  # the intent's currency
+    assert first == again
+    assert [r.params.get("amount") for r in fake.posts("/v1/refunds")] == ["1250", "1250", "120000"]
+    assert [r["amount"] for r in fake.refunds.values()] == [1250, 120000]  # one refund per key
+    with pytest.raises(PaymentProviderError, match="refused"):  # more than is left of the payment
+        gateway.refund(euros.id, idempotency_key="refund-e-2", amount_minor=1751, currency="EUR")

@@ -82,12 +82,23 @@ def hour(court: int, n: int, *, days_ahead: int = 3) -> dict[str, Any]:
     return {"resource": court, "start_datetime": start.isoformat(), "end_datetime": end.isoformat()}
 
 
-def event(event_id: str, kind: str, booking_id: str, intent_id: str, *, amount: int = HOUR_MINOR) -> bytes:
-    """The body of a provider event of ``kind`` about the booking's intent (as Stripe shapes it)."""
+def event(
+    event_id: str,
+    kind: str,
+    booking_id: str,
+    intent_id: str,
+    *,
+    amount: int = HOUR_MINOR,
+    refunded: int | None = None,
+) -> bytes:
+    """The body of a provider event of ``kind`` about the booking's intent (as Stripe shapes it);
+    ``refunded`` is a ``charge.refunded``'s ``amount_refunded`` (part of ``amount``: a partial refund)."""
     found: dict[str, Any] = {"amount": amount, "currency": "eur", "metadata": {"booking_id": booking_id}}
     if kind.startswith("charge."):
         found |= {"id": f"ch_{intent_id}", "object": "charge", "payment_intent": intent_id}
-        found["refunded"] = kind == "charge.refunded"
+        found["refunded"] = kind == "charge.refunded" and (refunded is None or refunded >= amount)
+        if refunded is not None:
+            found["amount_refunded"] = refunded
     else:
         found |= {"id": intent_id, "object": "payment_intent"}
     if kind == "payment_intent.payment_failed":

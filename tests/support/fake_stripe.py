@@ -1,9 +1,10 @@
 """A small recording stand-in for Stripe's API, for the real ``stripe`` SDK to talk to.
 
-It answers the calls the gateway makes (create and retrieve a PaymentIntent, create a refund) the
-way Stripe does, replays answers for a repeated ``Idempotency-Key``, records every request (method,
-path, headers, form fields) for the tests to assert on, and can be told to fail: an error answer,
-a stall past the client's timeout, or a connection closed without an answer.
+It answers the calls the gateway makes (create and retrieve a PaymentIntent, create a refund, in full
+or of an ``amount``) the way Stripe does, replays answers for a repeated ``Idempotency-Key``, records
+every request (method, path, headers, form fields) for the tests to assert on, keeps what each intent
+gave back (``amount_refunded``; a refund beyond it is refused, as Stripe refuses it), and can be told
+to fail: an error answer, a stall past the client's timeout, or a connection closed without an answer.
 """
 
 from __future__ import annotations
@@ -137,11 +138,18 @@ class FakeStripe:
             return _error(400, "This PaymentIntent does not have a successful charge to refund.")
         if params.get("reverse_transfer") == "true" and not intent["transfer_data"]:
             return _error(400, "reverse_transfer is only for charges with a transfer")
+        left = intent["amount"] - intent.get("amount_refunded", 0)
+        amount = int(params["amount"]) if params.get("amount", "").isdigit() else left
+        if ("amount" in params and not params["amount"].isdigit()) or amount < 1:
+            return _error(400, "Invalid positive integer", "parameter_invalid_integer")
+        if amount > left:
+            return _error(400, f"Refund amount ({amount}) is greater than unrefunded amount ({left}).")
+        intent["amount_refunded"] = intent.get("amount_refunded", 0) + amount
         refund_id = f"re_fake_{next(self._counter):06d}"
         refund = {
             "id": refund_id,
             "object": "refund",
-            "amount": intent["amount"],
+            "amount": amount,
             "currency": intent["currency"],
             "payment_intent": intent["id"],
             "status": "succeeded",

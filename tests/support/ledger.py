@@ -31,6 +31,8 @@ class Story:
 
     booking: dict[str, Any]
     payments: dict[str, str] = field(default_factory=dict)  # payment id -> status
+    #: payments the venue keeps part of while giving the rest back (CONTRACT 9.2)
+    part_kept: set[str] = field(default_factory=set)
     refund_requests: list[str] = field(default_factory=list)  # payment ids
     commissions: list[str] = field(default_factory=list)  # statuses, oldest first
     #: what the records that count (open, paid out) sum to: a refund after a payout adds a negative one
@@ -49,10 +51,14 @@ def read(url: str, booking_ids: Iterable[str] | None = None) -> dict[str, Story]
         with engine.connect() as db:
             rows = db.execute(text("SELECT * FROM bookings")).mappings().all()
             stories = {row["id"]: Story(booking=dict(row)) for row in rows}
-            for booking_id, payment_id, status in db.execute(
-                text("SELECT booking_id, id, status FROM payments")
+            for booking_id, payment_id, status, amount, refunded, asked in db.execute(
+                text("SELECT booking_id, id, status, amount, refunded_amount, refund_asked FROM payments")
             ):
                 stories[booking_id].payments[payment_id] = status
+                paid = Decimal(amount)
+                giving_part = status == "refund_pending" and asked is not None and Decimal(asked) < paid
+                if giving_part or (status == "refunded" and Decimal(refunded) < paid):
+                    stories[booking_id].part_kept.add(payment_id)
             for booking_id, payment_id in db.execute(
                 text("SELECT booking_id, payment_id FROM refund_requests")
             ):
@@ -96,6 +102,9 @@ def _agrees(story: Story) -> None:
         if payment_status == "refund_pending":
             assert payment_id in story.refund_requests, "refund pending but never requested"
     owed = story.commission_owed != 0
+    # a venue's cancel may keep the payment, or part of it, and the commission on what it keeps
+    by_venue = notices["booking_cancelled_by_venue_user"] == 1
+    venue_keeps = bool(kept) or bool(story.part_kept)
     if status == "paid":
         assert len(kept) == 1, "paid without exactly one kept payment"
         assert notices["booking_paid_user"] == 1
@@ -104,13 +113,13 @@ def _agrees(story: Story) -> None:
         assert story.commission_owed >= 0, "a paid booking owes the client less than nothing"
         assert not notices["booking_refunded_user"]
     elif status == "cancelled":
-        assert not kept, "cancelled but keeps a payment"
-        assert not owed, "cancelled but commission owed"
+        assert not kept or by_venue, "cancelled but keeps a payment"
+        assert not owed or (by_venue and venue_keeps), "cancelled but commission owed"
         assert not notices["booking_refunded_user"]
     elif status == "refunded":
         assert "refunded" in story.payments.values()
         assert not kept
-        assert not owed
+        assert not owed or story.part_kept, "refunded in full but commission owed"
         assert notices["booking_refunded_user"] == 1
     elif status in {"pending", "confirmed"}:
         assert not taken, f"{status} with a payment taken"

@@ -1,11 +1,12 @@
 """A webhook storm against ``booking serve`` on PostgreSQL, and the model its outcome is checked against.
 
 Each booking gets a realistic history of provider events (the intent created, declined cards, the
-success, the charge, perhaps the refund; some bookings cancelled by their owner before the payment
-arrives). Every event is delivered twice and all deliveries are shuffled, then posted from several
+success, the charge, perhaps the refund, in full or in part; some bookings cancelled by their owner
+before the payment arrives, some paid and then cancelled by the venue, giving part of the payment
+back or none of it). Every event is delivered twice and all deliveries are shuffled, then posted from several
 threads at once to a server with four worker processes. The outcome must equal what applying each
 event once, in its true order, gives: :func:`expected` computes that with a plain model of the
-contract (CONTRACT 4.3 and 5), independent of the service's state machine. Meanwhile the mail server
+contract (CONTRACT 4.3, 5 and 9.2), independent of the service's state machine. Meanwhile the mail server
 is down; once it is up, every message arrives exactly once.
 """
 
@@ -28,7 +29,12 @@ import httpx
 import psycopg
 from aiosmtpd.controller import Controller
 
-from tests.support.arena import as_client, as_user, catalog, event, hour, intent_ids, signed
+from booking_core.booking import CancellationReason
+from booking_core.refund_choice import RefundChoice
+from booking_core.usecases.venue_cancel import cancel_booking_for_venue
+from entrypoints.bootstrap import bootstrap
+from entrypoints.config import load_settings
+from tests.support.arena import HOUR_MINOR, as_client, as_user, catalog, event, hour, intent_ids, signed
 from tests.support.ledger import Story, assert_consistent, read
 from tests.support.server import BOOKING, free_port, prepared, running
 
@@ -38,19 +44,39 @@ CREATED, FAILED, SUCCEEDED = (
     "payment_intent.succeeded",
 )
 CHARGED, REFUNDED = "charge.succeeded", "charge.refunded"
-HANDLED = {FAILED, SUCCEEDED, REFUNDED}
+#: A ``charge.refunded`` of part of the charge: ``amount_refunded`` is :data:`PART_MINOR`.
+PARTLY = "charge.refunded (part)"
+HANDLED = {FAILED, SUCCEEDED, REFUNDED, PARTLY}
+#: The part of the 20.00 EUR (2000 minor units) a partial refund gives back.
+PART_MINOR = 500
 COURTS = 4
 EVENTS_PER_BOOKING = 5
 SENDERS = 8  # concurrent deliveries; with 4 processes this keeps well within max_connections
 
-#: Five events per booking, in the order the provider would send them; ``cancelled``: the owner
-#: cancels the booking (pending, intent open) before the storm.
-SCENARIOS: dict[str, tuple[bool, tuple[str, ...]]] = {
-    "paid after a declined card": (False, (CREATED, FAILED, FAILED, SUCCEEDED, CHARGED)),
-    "paid, then refunded": (False, (CREATED, FAILED, SUCCEEDED, CHARGED, REFUNDED)),
-    "every card declined": (False, (CREATED, FAILED, FAILED, FAILED, FAILED)),
-    "cancelled, then paid: refunded at once": (True, (CREATED, FAILED, FAILED, SUCCEEDED, CHARGED)),
-    "cancelled, paid, refund reported": (True, (CREATED, FAILED, SUCCEEDED, CHARGED, REFUNDED)),
+#: What happens before the storm: nothing, the owner cancels the booking (pending, intent open), or
+#: the booking is paid (its success delivered once) and the venue cancels it, giving back
+#: :data:`PART_MINOR` or nothing.
+NOTHING, OWNER, VENUE_PART, VENUE_NONE = "", "owner cancels", "venue gives part back", "venue keeps all"
+
+#: Five events per booking, in the order the provider would send them, and what happens before.
+SCENARIOS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "paid after a declined card": (NOTHING, (CREATED, FAILED, FAILED, SUCCEEDED, CHARGED)),
+    "paid, then refunded": (NOTHING, (CREATED, FAILED, SUCCEEDED, CHARGED, REFUNDED)),
+    "every card declined": (NOTHING, (CREATED, FAILED, FAILED, FAILED, FAILED)),
+    "cancelled, then paid: refunded at once": (OWNER, (CREATED, FAILED, FAILED, SUCCEEDED, CHARGED)),
+    "cancelled, paid, refund reported": (OWNER, (CREATED, FAILED, SUCCEEDED, CHARGED, REFUNDED)),
+    "paid, part refunded at the dashboard, then the rest": (
+        NOTHING,
+        (CREATED, SUCCEEDED, CHARGED, PARTLY, REFUNDED),
+    ),
+    "cancelled by the venue, the part it gives back reported": (
+        VENUE_PART,
+        (CREATED, FAILED, SUCCEEDED, CHARGED, PARTLY),
+    ),
+    "cancelled by the venue keeping it, part refunded at the dashboard": (
+        VENUE_NONE,
+        (CREATED, FAILED, SUCCEEDED, CHARGED, PARTLY),
+    ),
 }
 
 
@@ -60,7 +86,7 @@ class Planned:
 
     booking_id: str
     through_client: bool
-    cancelled: bool
+    before: str  # one of NOTHING, OWNER, VENUE_PART, VENUE_NONE
     events: list[tuple[str, str]]  # (event id, type)
 
 
@@ -73,17 +99,33 @@ class Expected:
     commissions: list[str] = field(default_factory=list)
     notices: Counter[str] = field(default_factory=Counter)
     refund_requests: int = 0
+    #: minor units reported given back, and what the venue asked back (None: all, once asked)
+    refunded: int = field(default=0, compare=False)
+    asked: int | None = field(default=None, compare=False)
 
 
 def expected(plan: Planned) -> Expected:
     """Each event of ``plan`` applied once, in order, by the contract's rules."""
     state = Expected()
-    if plan.cancelled:
+    events = [kind for _, kind in plan.events]
+    if plan.before == OWNER:
         state.status = "cancelled"
         state.notices["booking_cancelled_user"] += 1
-    for _, kind in plan.events:
+    if plan.before in {VENUE_PART, VENUE_NONE}:  # paid first, then cancelled by the venue
+        _apply(state, SUCCEEDED, plan.through_client)
+        _venue_cancel(state, PART_MINOR if plan.before == VENUE_PART else 0)
+    for kind in events:
         _apply(state, kind, plan.through_client)
     return state
+
+
+def _venue_cancel(state: Expected, back: int) -> None:
+    """The venue cancels a paid booking, ``back`` of the payment to go back (CONTRACT 7.4, 9.2)."""
+    state.status = "cancelled"
+    state.notices["booking_cancelled_by_venue_user"] += 1
+    if back:  # the part is asked back; the commission follows what the venue keeps
+        state.payment, state.asked = "refund_pending", back
+        state.refund_requests += 1
 
 
 def _apply(state: Expected, kind: str, through_client: bool) -> None:
@@ -104,6 +146,16 @@ def _apply(state: Expected, kind: str, through_client: bool) -> None:
         if state.payment in {"succeeded", "refund_pending"}:
             state.status, state.payment = "refunded", "refunded"
             state.commissions = ["reversed" for _ in state.commissions]
+            state.notices["booking_refunded_user"] += 1
+        elif state.payment == "refunded" and state.refunded < HOUR_MINOR:  # the rest of a part refunded
+            state.commissions = ["reversed" for _ in state.commissions]
+        state.refunded = HOUR_MINOR
+    elif kind == PARTLY and state.refunded < PART_MINOR and state.refunded < HOUR_MINOR:
+        # the booking keeps its status (the commission is reduced, still open), unless it is the part
+        # the venue asked back: then it is refunded
+        state.refunded = PART_MINOR
+        if state.payment == "refund_pending" and state.asked is not None and state.asked <= PART_MINOR:
+            state.status, state.payment = "refunded", "refunded"
             state.notices["booking_refunded_user"] += 1
 
 
@@ -168,8 +220,9 @@ def run_storm(url: str, tmp: Path, bookings: int, *, seed: int = 13) -> Figures:
 
         def deliver(item: tuple[str, str, str]) -> httpx.Response:
             booking_id, event_id, kind = item
-            payload = event(event_id, kind, booking_id, intents[booking_id])
-            return http.post("/webhooks/provider/", content=payload, headers=signed(payload))
+            return _deliver(http, booking_id, event_id, kind, intents[booking_id])
+
+        _cancelled_by_venue(http, env, plans, intents)
 
         started = time.monotonic()
         answers = _all_at_once(deliver, deliveries)
@@ -190,6 +243,37 @@ def run_storm(url: str, tmp: Path, bookings: int, *, seed: int = 13) -> Figures:
     return Figures(bookings, len(deliveries) // 2, len(deliveries), seconds, setup, messages, mail_seconds)
 
 
+def _deliver(http: httpx.Client, booking_id: str, event_id: str, kind: str, intent_id: str) -> httpx.Response:
+    if kind == PARTLY:
+        payload = event(event_id, REFUNDED, booking_id, intent_id, refunded=PART_MINOR)
+    else:
+        payload = event(event_id, kind, booking_id, intent_id)
+    return http.post("/webhooks/provider/", content=payload, headers=signed(payload))
+
+
+def _cancelled_by_venue(
+    http: httpx.Client, env: dict[str, str], plans: list[Planned], intents: dict[str, str]
+) -> None:
+    """The bookings the venue cancels: paid (their success delivered once), then cancelled through the
+    core as the operator's route does, the part given back sent to the provider at once."""
+    services = bootstrap(load_settings(env, env_file=None))
+    try:
+        for plan in (p for p in plans if p.before in {VENUE_PART, VENUE_NONE}):
+            success = next(event_id for event_id, kind in plan.events if kind == SUCCEEDED)
+            paid = _deliver(http, plan.booking_id, success, SUCCEEDED, intents[plan.booking_id])
+            assert paid.status_code == 200, paid.text
+            part = plan.before == VENUE_PART
+            cancel_booking_for_venue(
+                services.deps,
+                plan.booking_id,
+                reason=CancellationReason.WEATHER,
+                refund=RefundChoice.AMOUNT if part else RefundChoice.NONE,
+                amount=services.deps.currencies.unit("EUR").from_minor(PART_MINOR) if part else None,
+            )
+    finally:
+        services.engine.dispose()
+
+
 def _book(http: httpx.Client, url: str, bookings: int) -> list[Planned]:
     registered = http.post(
         "/api/v1/client/users/register/",
@@ -207,12 +291,12 @@ def _book(http: httpx.Client, url: str, bookings: int) -> list[Planned]:
         booking_id = str(response.json()["id"])
         paying = http.post(f"/api/v1/bookings/{booking_id}/create-payment-intent/", headers=who)
         assert paying.status_code == 200, paying.text
-        cancelled, kinds = SCENARIOS[names[n % len(names)]]
-        if cancelled:
+        before, kinds = SCENARIOS[names[n % len(names)]]
+        if before == OWNER:
             answer = http.post(f"/api/v1/bookings/{booking_id}/cancel/", json={}, headers=who)
             assert answer.status_code == 200, answer.text
         events = [(f"evt_storm_{n:04d}_{k}", kind) for k, kind in enumerate(kinds)]
-        return Planned(booking_id, bool(n % 2), cancelled, events)
+        return Planned(booking_id, bool(n % 2), before, events)
 
     with ThreadPoolExecutor(max_workers=SENDERS) as pool:
         return list(pool.map(one, range(bookings)))

@@ -19,12 +19,16 @@ WORDS = {
     Outcome.REFUND: "refund",
     Outcome.CANCEL: "**cancelled**",
     Outcome.CANCEL_AND_REFUND: "**cancelled**, refund",
+    Outcome.CANCEL_AND_REFUND_PART: "**cancelled**, refund of the part chosen",
+    Outcome.CANCEL_KEEPING_PAYMENT: "**cancelled**, payment kept",
     Outcome.EXPIRE: "**cancelled** (expired)",
     Outcome.CONFIRM: "**confirmed**",
     Outcome.NO_SHOW: "**no_show**",
     Outcome.COMPLETE: "**completed**",
     Outcome.MARK_REFUNDED: "**refunded**",
+    Outcome.MARK_PART_REFUNDED: "**refunded** (the part chosen)",
     Outcome.RECORD_REFUND: "payment refunded",
+    Outcome.RECORD_REST_REFUNDED: "the rest refunded, commission reversed",
     Outcome.REDUCE: "part refunded, commission reduced",
     Outcome.RECORD_PARTIAL_REFUND: "part refunded",
 }
@@ -33,7 +37,7 @@ WORDS = {
 def _cell(rule: Rule) -> str:
     if isinstance(rule, Outcome):
         return WORDS[rule]
-    return f"{WORDS[rule.then]} if {rule.fact.value}, else {WORDS[rule.otherwise]}"
+    return f"{WORDS[rule.then]} if {rule.fact.value}, else {_cell(rule.otherwise)}"
 
 
 def render() -> str:

@@ -4,6 +4,8 @@ A hypothesis state machine drives one booking (made through a client, so commiss
 payment through time. At every step it draws a batch of events that reach the booking at the same
 moment, duplicates included, and applies the batch in two random orders: both must end in the same
 booking status, payment status and commission. Refused events change nothing, as in the service.
+The venue's cancel gives back what staff chose for the run: all, nothing, or a part (the part the
+provider's partial refund reports, or more).
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ from booking_core.state_machine import (
 
 T0 = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
 PART_REFUNDED = Decimal("5.00")
+#: What a venue's cancel gives back of the 20.00 paid: all, nothing, the part reported, more than it.
+VENUE_CHOICES = [None, Decimal("0.00"), PART_REFUNDED, Decimal("12.00")]
 HOLD = timedelta(minutes=15)
 
 
@@ -80,24 +84,27 @@ class World:
     refund_requested: bool = False
     commission: str | None = None
     notices: Counter[Notice] = field(default_factory=Counter)
+    #: What a venue's cancel gives back (None: all of it).
+    venue_refund: Decimal | None = None
 
     def after(self, event: Event, at: Circumstances) -> World:
         # a partial refund carries the running total the provider reports
         refunded = PART_REFUNDED if event is Event.PARTIAL_REFUND_REPORTED else None
-        change = decide(
-            self.booking, event, at, payment=self.payment, cancel=CancelRequest(), refunded=refunded
-        )
+        cancel = CancelRequest(refund=self.venue_refund) if event is Event.VENUE_CANCEL else CancelRequest()
+        change = decide(self.booking, event, at, payment=self.payment, cancel=cancel, refunded=refunded)
         if change.refusal is not None and not change.keep_when_refused:
             return self
+        payment = change.payment or self.payment
         commission = self.commission
         for action in change.commission:
             if action is CommissionAction.EARN and commission is None:
                 commission = "open"
-            elif action is CommissionAction.REVERSE and commission == "open":
+            elif commission == "open" and gives_all_back(action, payment):
                 commission = "reversed"
-        return World(
+        return replace(
+            self,
             booking=change.booking,
-            payment=change.payment or self.payment,
+            payment=payment,
             refund_requested=self.refund_requested or change.refund,
             commission=commission,
             notices=self.notices + Counter(change.notices),
@@ -112,6 +119,7 @@ class World:
             booking.paid_at is None,
             booking.hold_expires_at is None,
             self.payment.status,
+            self.payment.refunded_amount,
             self.commission,
             self.refund_requested,
         )
@@ -121,10 +129,29 @@ class World:
         return self.booking.status, self.payment.status, self.commission == "open"
 
 
-def decided_by_arrival(events: list[Event], booking: Booking, now: datetime) -> bool:
-    """The one pair the contract leaves to arrival: after the end, the completion sweep and an
-    operator's no-show (whichever comes first stands: ``completed`` is final)."""
-    return {Event.COMPLETE, Event.NO_SHOW} <= set(events) and now >= booking.end
+def gives_all_back(action: CommissionAction, payment: Payment) -> bool:
+    """The commission is reversed: the money goes back, or follows a refund that leaves nothing kept."""
+    follows = action is CommissionAction.FOLLOW_REFUND and not payment.kept_amount
+    return action is CommissionAction.REVERSE or follows
+
+
+def decided_by_arrival(
+    events: list[Event], booking: Booking, now: datetime, world: World | None = None
+) -> bool:
+    """The pairs the contract leaves to arrival: after the end, the completion sweep and an
+    operator's no-show (whichever comes first stands: ``completed`` is final); and a venue's cancel
+    giving back less than all against what someone else decided for the booking as they found it: a
+    customer's cancel, an operator's no-show, the payment of a booking unpaid when staff chose."""
+    happening = set(events)
+    if {Event.COMPLETE, Event.NO_SHOW} <= happening and now >= booking.end:
+        return True
+    if Event.VENUE_CANCEL not in happening:
+        return False
+    if {Event.CANCEL, Event.NO_SHOW} & happening:
+        return True
+    partial = world is not None and world.venue_refund is not None
+    unpaid = world is not None and not world.payment.taken
+    return partial and unpaid and Event.PAYMENT_SUCCEEDED in happening
 
 
 def run(world: World, events: list[Event], at: Circumstances) -> World:
@@ -153,10 +180,13 @@ class Lifecycle(RuleBasedStateMachine):
         start_in=st.sampled_from([20, 90, 26 * 60, 3 * 24 * 60]),
         minutes=st.sampled_from([30, 60, 120]),
         deadline=st.sampled_from([0, 1, 24]),
+        venue_refund=st.sampled_from(VENUE_CHOICES),
     )
-    def book(self, start_in: int, minutes: int, deadline: int) -> None:
+    def book(self, start_in: int, minutes: int, deadline: int, venue_refund: Decimal | None) -> None:
         self.world = World(
-            booking=new_booking(T0 + timedelta(minutes=start_in), minutes), payment=new_payment()
+            booking=new_booking(T0 + timedelta(minutes=start_in), minutes),
+            payment=new_payment(),
+            venue_refund=venue_refund,
         )
         self.deadline = deadline
 
@@ -181,7 +211,7 @@ class Lifecycle(RuleBasedStateMachine):
         """The events reach the booking at one moment: every order, and with duplicates, ends alike."""
         at = Circumstances(now=self.now, deadline_hours=self.deadline, time_free=lambda: time_free)
         first = run(self.world, events, at)
-        if decided_by_arrival(events, self.world.booking, self.now):
+        if decided_by_arrival(events, self.world.booking, self.now, self.world):
             self.world = first
             return
         for order in set(itertools.permutations(events)):
@@ -201,8 +231,15 @@ class Lifecycle(RuleBasedStateMachine):
         if payment.status is PaymentStatus.REFUND_PENDING:
             assert world.refund_requested
             assert booking.status is BookingStatus.CANCELLED
-        owed = booking.status in {BookingStatus.PAID, BookingStatus.COMPLETED, BookingStatus.NO_SHOW}
-        assert (world.commission == "open") == (owed and booking.paid_at is not None)
+        # the commission follows what the venue keeps: all of a paid booking's payment, the part a
+        # venue's cancel keeps, nothing of a refunded one
+        live = booking.status in {BookingStatus.PAID, BookingStatus.COMPLETED, BookingStatus.NO_SHOW}
+        kept_by_venue = (
+            booking.status in {BookingStatus.CANCELLED, BookingStatus.REFUNDED} and payment.keeps_part
+        )
+        owed = (live or kept_by_venue) and booking.paid_at is not None
+        assert (world.commission == "open") == owed, (world.commission, booking.status, payment)
+        assert Decimal(0) <= payment.kept_amount <= payment.amount
 
     @invariant()
     def each_notice_at_most_once(self) -> None:
@@ -247,15 +284,17 @@ def reachable(world: World, deadline: int, time_free: bool, steps: int) -> list[
 
 @pytest.mark.parametrize(("start_in", "deadline"), SCENARIOS)
 @pytest.mark.parametrize("time_free", [True, False])
+@pytest.mark.parametrize("venue_refund", VENUE_CHOICES)
 def test_every_pair_of_events_commutes_from_every_reachable_state(
-    start_in: int, deadline: int, time_free: bool
+    start_in: int, deadline: int, time_free: bool, venue_refund: Decimal | None
 ) -> None:
     start = new_booking(T0 + timedelta(minutes=start_in))
-    for world, since in reachable(World(booking=start, payment=new_payment()), deadline, time_free, 2):
+    first = World(booking=start, payment=new_payment(), venue_refund=venue_refund)
+    for world, since in reachable(first, deadline, time_free, 2):
         for now in (m for m in moments(start, deadline) if m >= since):
             at = Circumstances(now=now, deadline_hours=deadline, time_free=lambda: time_free)
             for a, b in itertools.combinations_with_replacement(Event, 2):
-                if decided_by_arrival([a, b], start, now):
+                if decided_by_arrival([a, b], start, now, world):
                     continue
                 outcome = run(world, [a, b], at).outcome()
                 assert run(world, [b, a], at).outcome() == outcome, (world.booking.status, now, a, b)
@@ -405,3 +444,81 @@ def test_upcoming_only_for_live_future_bookings() -> None:
     assert booking.is_upcoming(T0)
     assert not decide(booking, Event.CANCEL, at(T0)).booking.is_upcoming(T0)
     assert not booking.is_upcoming(booking.start)
+
+
+def paid_world(venue_refund: Decimal | None) -> World:
+    return replace(apply_all([Event.PAYMENT_SUCCEEDED]), venue_refund=venue_refund)
+
+
+def test_a_venue_cancel_is_not_bound_by_the_customers_deadline_but_ends_with_the_booking() -> None:
+    booking = new_booking().confirm(T0)
+    late = booking.start - timedelta(minutes=30)
+    assert decide(booking, Event.CANCEL, at(late, deadline_hours=24)).refusal is not None
+    change = decide(booking, Event.VENUE_CANCEL, at(late, deadline_hours=24))
+    assert change.booking.status is BookingStatus.CANCELLED
+    assert change.notices == (Notice.BOOKING_CANCELLED_BY_VENUE_USER,)
+    during = decide(booking, Event.VENUE_CANCEL, at(booking.start + timedelta(minutes=5)))
+    assert during.booking.status is BookingStatus.CANCELLED
+    ended = decide(booking, Event.VENUE_CANCEL, at(booking.end, timezone="Europe/Berlin"))
+    assert ended.refusal == "Cannot cancel a booking that has ended (2026-06-03T12:00:00+02:00)."
+
+
+def test_a_venue_cancel_giving_back_everything_is_the_owners_cancel_and_refund() -> None:
+    world = paid_world(None).after(Event.VENUE_CANCEL, at(T0))
+    assert world.outcome() == (BookingStatus.CANCELLED, PaymentStatus.REFUND_PENDING, False)
+    assert world.refund_requested
+    assert world.payment.refund_asked is None
+
+
+def test_a_venue_cancel_giving_back_nothing_keeps_payment_and_commission() -> None:
+    world = paid_world(Decimal("0.00")).after(Event.VENUE_CANCEL, at(T0))
+    assert world.outcome() == (BookingStatus.CANCELLED, PaymentStatus.SUCCEEDED, True)
+    assert not world.refund_requested
+    assert world.notices[Notice.BOOKING_CANCELLED_BY_VENUE_USER] == 1
+
+
+def test_a_venue_cancel_giving_back_part_asks_for_that_part_and_is_refunded_when_it_is_reported() -> None:
+    paid = paid_world(PART_REFUNDED)
+    change = decide(
+        paid.booking,
+        Event.VENUE_CANCEL,
+        at(T0),
+        payment=paid.payment,
+        cancel=CancelRequest(refund=PART_REFUNDED),
+    )
+    assert change.outcome is Outcome.CANCEL_AND_REFUND_PART
+    assert (change.refund, change.refund_amount) == (True, PART_REFUNDED)
+    assert change.commission == (CommissionAction.FOLLOW_REFUND,)
+    cancelled = paid.after(Event.VENUE_CANCEL, at(T0))
+    assert cancelled.outcome() == (BookingStatus.CANCELLED, PaymentStatus.REFUND_PENDING, True)
+    assert cancelled.payment.kept_amount == Decimal("15.00")
+    reported = cancelled.after(Event.PARTIAL_REFUND_REPORTED, at(T0))
+    assert reported.outcome() == (BookingStatus.REFUNDED, PaymentStatus.REFUNDED, True)
+    assert reported.payment.refunded_amount == PART_REFUNDED
+    assert reported.notices[Notice.BOOKING_REFUNDED_USER] == 1
+    rest = reported.after(Event.REFUND_REPORTED, at(T0))  # the rest given back at the dashboard later
+    assert rest.outcome() == (BookingStatus.REFUNDED, PaymentStatus.REFUNDED, False)
+    assert rest.notices[Notice.BOOKING_REFUNDED_USER] == 1
+
+
+def test_a_smaller_report_than_the_part_asked_for_leaves_the_booking_cancelled() -> None:
+    cancelled = paid_world(Decimal("12.00")).after(Event.VENUE_CANCEL, at(T0))
+    reported = cancelled.after(Event.PARTIAL_REFUND_REPORTED, at(T0))
+    assert reported.outcome() == (BookingStatus.CANCELLED, PaymentStatus.REFUND_PENDING, True)
+    assert reported.payment.refunded_amount == PART_REFUNDED
+
+
+def test_a_part_given_back_before_the_venue_cancel_counts_towards_it() -> None:
+    reported = paid_world(PART_REFUNDED).after(Event.PARTIAL_REFUND_REPORTED, at(T0))
+    at_once = reported.after(Event.VENUE_CANCEL, at(T0))
+    assert at_once.outcome() == (BookingStatus.REFUNDED, PaymentStatus.REFUNDED, True)
+    assert not at_once.refund_requested  # nothing more to ask for
+    more = replace(reported, venue_refund=Decimal("12.00"))
+    change = decide(
+        more.booking,
+        Event.VENUE_CANCEL,
+        at(T0),
+        payment=more.payment,
+        cancel=CancelRequest(refund=Decimal("12.00")),
+    )
+    assert change.refund_amount == Decimal("7.00")  # what is still to go back

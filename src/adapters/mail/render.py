@@ -54,7 +54,9 @@ def render_email(
     message.add_alternative(html, subtype="html")
     if notification.has_calendar_event and notification.facts is not None:
         message.add_attachment(
-            booking_calendar(notification.facts, sender=sender, now=now),
+            booking_calendar(
+                notification.facts, sender=sender, now=now, sequence=notification.change.calendar_sequence
+            ),
             subtype="calendar",
             filename=f"booking-{notification.facts.reference_code}.ics",
             params={"method": "PUBLISH"},

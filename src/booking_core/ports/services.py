@@ -108,8 +108,16 @@ class PaymentGateway(Protocol):
     def retrieve_intent(self, intent_id: str) -> ProviderIntent:
         """The current state of an intent."""
 
-    def refund(self, intent_id: str, *, idempotency_key: str) -> str:
-        """Refund a succeeded intent in full; returns the refund id."""
+    def refund(
+        self,
+        intent_id: str,
+        *,
+        idempotency_key: str,
+        amount_minor: int | None = None,
+        currency: str | None = None,
+    ) -> str:
+        """Refund a succeeded intent, in full or (``amount_minor`` ISO 4217 minor units of ``currency``)
+        in part; returns the refund id. The same key refunds once, however often it is sent."""
 
     def read_delivery(self, payload: bytes, headers: Mapping[str, str], now: datetime) -> PaymentEvent | None:
         """The event one webhook delivery carries, once its signature is verified.
@@ -130,15 +138,24 @@ class OutboxMessage:
     created_at: datetime
 
     @classmethod
-    def email(cls, template: MailTemplate, booking_id: str, *, id: str, now: datetime) -> OutboxMessage:
+    def email(
+        cls,
+        template: MailTemplate,
+        booking_id: str,
+        *,
+        id: str,
+        now: datetime,
+        details: Mapping[str, str | int] | None = None,
+    ) -> OutboxMessage:
         """One email about a booking to one recipient; the worker resolves address, language and
-        content when it sends. Write it in the transaction of the change it reports."""
-        return cls(
-            id=id,
-            kind=EMAIL_KIND,
-            payload={"template": template.value, "booking_id": booking_id},
-            created_at=now,
-        )
+        content when it sends. Write it in the transaction of the change it reports.
+
+        ``details`` are what the email says that the booking as it is at sending time no longer tells
+        (the refund decided, the time before a move: :data:`~booking_core.outbox.DETAIL_FIELDS`).
+        """
+        payload: dict[str, Any] = {"template": template.value, "booking_id": booking_id}
+        payload.update(details or {})
+        return cls(id=id, kind=EMAIL_KIND, payload=payload, created_at=now)
 
     @classmethod
     def account_email(

@@ -13,7 +13,7 @@ from booking_core.errors import AlreadyPaid, InvalidTransition
 from booking_core.outbox import MailTemplate
 from booking_core.payments import Payment, PaymentStatus
 from booking_core.state_machine._effects import Change, CommissionAction
-from booking_core.state_machine._table import PROVIDER_EVENTS, TABLE, Event, Fact, Outcome, Stage, When
+from booking_core.state_machine._table import PROVIDER_EVENTS, TABLE, Event, Fact, Outcome, Rule, Stage
 
 
 def _always_free() -> bool:
@@ -38,10 +38,16 @@ class Circumstances:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CancelRequest:
-    """Why the owner cancels."""
+    """Why the owner (or the venue's staff) cancels, and what goes back of the payment kept.
+
+    ``refund`` is what the customer gets back of the kept payment's amount in all (what the provider
+    already reported given back counts), as the venue chose it (:mod:`booking_core.refund_choice`);
+    None gives back all of it, as an owner's cancel always does.
+    """
 
     reason: CancellationReason = CancellationReason.USER_REQUEST
     notes: str = ""
+    refund: Decimal | None = None
 
 
 def stage_of(booking: Booking, now: datetime) -> Stage:
@@ -65,8 +71,9 @@ def decide(
 ) -> Change:
     """What ``event`` does to ``booking`` (and, for provider events, to ``payment``, which it is about).
 
-    For a cancel of a paid booking, ``payment`` is the payment it keeps (to be given back). For a
-    partial refund, ``refunded`` is how much of ``payment`` the provider reports given back in all.
+    For a cancel of a paid booking, ``payment`` is the payment it keeps (to be given back, all of it
+    or what ``cancel.refund`` says). For a partial refund, ``refunded`` is how much of ``payment`` the
+    provider reports given back in all.
     """
     if event in PROVIDER_EVENTS:
         if payment is None:
@@ -79,18 +86,18 @@ def decide(
             return _paid_after_its_refund(booking, payment, at)
         if _already_known(event, payment, refunded):
             return Change(outcomes=(Outcome.IGNORE,), booking=booking, payment=payment)
+        if refunded is not None:  # what the report says holds whatever the outcome
+            payment = replace(payment, refunded_amount=refunded)
         if event is Event.REFUND_REPORTED and not payment.taken:
             # the success it refunds is still on its way: apply it first, so the order cannot matter,
             # but what marked the booking paid is not kept: it was never reported paid (CONTRACT 5)
             first = decide(booking, Event.PAYMENT_SUCCEEDED, at, payment=payment)
             both = first.then(decide(first.booking, event, at, payment=first.payment))
             return _never_paid(both, booking, payment)
+    cancel = cancel or CancelRequest()
     rule = TABLE[stage_of(booking, at.now)][event]
-    outcome = rule if isinstance(rule, Outcome) else _pick(rule, booking.as_of(at.now), payment, at)
-    change = _apply(outcome, event, booking, payment, at, cancel or CancelRequest(), failure)
-    if outcome in {Outcome.REDUCE, Outcome.RECORD_PARTIAL_REFUND} and refunded is not None:
-        return _partly_refunded(change, refunded)
-    return change
+    outcome = _pick(rule, booking.as_of(at.now), payment, at, cancel)
+    return _apply(outcome, event, booking, payment, at, cancel, failure)
 
 
 def require_payable(booking: Booking, now: datetime) -> None:
@@ -109,11 +116,12 @@ def _already_known(event: Event, payment: Payment, refunded: Decimal | None) -> 
         return payment.taken  # a success after the refund does not move the payment back
     if event is Event.PAYMENT_FAILED:
         return not payment.is_open  # a failure after the success does not undo it
+    refunded_all = payment.status is PaymentStatus.REFUNDED and payment.refunded_amount >= payment.amount
     if event is Event.PARTIAL_REFUND_REPORTED:
         # reports of one charge's refunds carry the running total: an older one arriving late is old news
         known = refunded is not None and refunded <= payment.refunded_amount
-        return known or payment.status is PaymentStatus.REFUNDED
-    return payment.status is PaymentStatus.REFUNDED
+        return known or refunded_all
+    return refunded_all  # a payment refunded in part (as the venue chose) may still be refunded in full
 
 
 _PAID_NOTICES = (MailTemplate.BOOKING_PAID_USER, MailTemplate.BOOKING_PAID_OPERATOR)
@@ -147,22 +155,31 @@ def _never_paid(change: Change, booking: Booking, payment: Payment) -> Change:
     )
 
 
-def _partly_refunded(change: Change, refunded: Decimal) -> Change:
-    payment = _required(change.payment)
-    return replace(change, payment=replace(payment, refunded_amount=refunded))
-
-
-def _pick(rule: When, booking: Booking, payment: Payment | None, at: Circumstances) -> Outcome:
-    now = at.now
+def _pick(
+    rule: Rule, booking: Booking, payment: Payment | None, at: Circumstances, cancel: CancelRequest
+) -> Outcome:
+    if isinstance(rule, Outcome):
+        return rule
+    now, chosen = at.now, cancel.refund
     holds = {
         Fact.BEFORE_DEADLINE: lambda: now < booking.cancellation_deadline(at.deadline_hours),
         Fact.STARTED: lambda: now >= booking.start,
         Fact.ENDED: lambda: now >= booking.end,
         Fact.TIME_FREE: lambda: now < booking.start and at.time_free(),
-        Fact.PAYMENT_KEPT: lambda: payment is not None and payment.status is PaymentStatus.SUCCEEDED,
+        Fact.PAYMENT_KEPT: lambda: payment is not None and payment.keeps_part,
         Fact.PAID_BEFORE: lambda: booking.paid_at is not None,
+        Fact.REFUND_ALL: lambda: payment is None or chosen is None or chosen >= payment.amount,
+        Fact.REFUND_NONE: lambda: chosen is not None and chosen <= 0,
+        Fact.ASKED_PART_BACK: lambda: payment is not None and _asked_part_back(payment),
     }
-    return rule.then if holds[rule.fact]() else rule.otherwise
+    return _pick(rule.then if holds[rule.fact]() else rule.otherwise, booking, payment, at, cancel)
+
+
+def _asked_part_back(payment: Payment) -> bool:
+    """A refund of part of ``payment`` is pending, and the provider reports at least that part back."""
+    asked = payment.refund_asked
+    pending = payment.status is PaymentStatus.REFUND_PENDING and asked is not None
+    return pending and asked is not None and payment.refunded_amount >= asked
 
 
 def _apply(
@@ -200,7 +217,7 @@ def _apply(
             return replace(unchanged, booking=current.complete(now))
         case Outcome.CANCEL:
             cancelled = current.cancel(now, cancel.reason, cancel.notes)
-            return replace(unchanged, booking=cancelled, notices=(MailTemplate.BOOKING_CANCELLED_USER,))
+            return replace(unchanged, booking=cancelled, notices=(_cancel_notice(event),))
         case Outcome.CANCEL_AND_REFUND:
             cancelled = current.cancel(now, cancel.reason, cancel.notes)
             giving_back = payment is not None and payment.status is PaymentStatus.SUCCEEDED
@@ -210,9 +227,62 @@ def _apply(
                 payment=_moved(payment, PaymentStatus.REFUND_PENDING, now) if giving_back else payment,
                 refund=giving_back,
                 commission=(CommissionAction.REVERSE,),
-                notices=(MailTemplate.BOOKING_CANCELLED_USER,),
+                notices=(_cancel_notice(event),),
             )
+        case Outcome.CANCEL_KEEPING_PAYMENT:
+            cancelled = current.cancel(now, cancel.reason, cancel.notes)
+            return replace(unchanged, booking=cancelled, notices=(_cancel_notice(event),))
+        case Outcome.CANCEL_AND_REFUND_PART:
+            return _cancel_and_refund_part(unchanged, current, _required(payment), at, cancel, event)
     return _apply_payment(outcome, unchanged, current, _required(payment), now, failure)
+
+
+def _cancel_notice(event: Event) -> MailTemplate:
+    if event is Event.VENUE_CANCEL:
+        return MailTemplate.BOOKING_CANCELLED_BY_VENUE_USER
+    return MailTemplate.BOOKING_CANCELLED_USER
+
+
+def _cancel_and_refund_part(
+    unchanged: Change,
+    current: Booking,
+    payment: Payment,
+    at: Circumstances,
+    cancel: CancelRequest,
+    event: Event,
+) -> Change:
+    """Cancelled at once, part of ``payment`` (``cancel.refund`` in all) asked back from the provider;
+    the booking is ``refunded`` when the provider reports that part back (CONTRACT 9.2), at once when
+    it reported it before. The commission follows what the venue keeps as soon as it is decided."""
+    now, asked = at.now, _required_amount(cancel.refund)
+    cancelled = current.cancel(now, cancel.reason, cancel.notes)
+    pending = replace(payment, status=PaymentStatus.REFUND_PENDING, refund_asked=asked)
+    notices = (_cancel_notice(event),)
+    if payment.refunded_amount >= asked:  # given back already (a refund made at the provider's dashboard)
+        refunded = replace(pending, status=PaymentStatus.REFUNDED, refunded_at=now)
+        return replace(
+            unchanged,
+            outcomes=(Outcome.CANCEL_AND_REFUND_PART, Outcome.MARK_PART_REFUNDED),
+            booking=cancelled.mark_refunded(now),
+            payment=refunded,
+            commission=(CommissionAction.FOLLOW_REFUND,),
+            notices=(*notices, MailTemplate.BOOKING_REFUNDED_USER),
+        )
+    return replace(
+        unchanged,
+        booking=cancelled,
+        payment=pending,
+        refund=True,
+        refund_amount=asked - payment.refunded_amount,
+        commission=(CommissionAction.FOLLOW_REFUND,),
+        notices=notices,
+    )
+
+
+def _required_amount(amount: Decimal | None) -> Decimal:
+    if amount is None:
+        raise ValueError("a partial refund names its amount")
+    return amount
 
 
 def _apply_payment(
@@ -250,9 +320,23 @@ def _apply_payment(
                 commission=(CommissionAction.REVERSE,),
                 notices=(MailTemplate.BOOKING_REFUNDED_USER,),
             )
+        case Outcome.MARK_PART_REFUNDED:  # the amount given back is set by ``decide``, which knows it
+            return replace(
+                unchanged,
+                booking=current.mark_refunded(now),
+                payment=replace(payment, status=PaymentStatus.REFUNDED, refunded_at=now),
+                settles_refund=True,
+                commission=(CommissionAction.FOLLOW_REFUND,),
+                notices=(MailTemplate.BOOKING_REFUNDED_USER,),
+            )
         case Outcome.RECORD_REFUND:
             moved = _moved(payment, PaymentStatus.REFUNDED, now)
             return replace(unchanged, payment=moved, settles_refund=True)
+        case Outcome.RECORD_REST_REFUNDED:
+            moved = _moved(payment, PaymentStatus.REFUNDED, now)
+            return replace(
+                unchanged, payment=moved, settles_refund=True, commission=(CommissionAction.REVERSE,)
+            )
         case Outcome.REDUCE:  # the amount given back is set by ``decide``, which knows it
             return replace(unchanged, commission=(CommissionAction.FOLLOW_REFUND,))
         case Outcome.RECORD_PARTIAL_REFUND:
@@ -274,7 +358,12 @@ def _required(payment: Payment | None) -> Payment:
     return payment
 
 
-_VERBS = {Event.CANCEL: "cancel", Event.CONFIRM: "confirm", Event.NO_SHOW: "no-show"}
+_VERBS = {
+    Event.CANCEL: "cancel",
+    Event.VENUE_CANCEL: "cancel",
+    Event.CONFIRM: "confirm",
+    Event.NO_SHOW: "no-show",
+}
 
 
 def _refusal(outcome: Outcome, event: Event, booking: Booking, at: Circumstances) -> str:
@@ -282,6 +371,8 @@ def _refusal(outcome: Outcome, event: Event, booking: Booking, at: Circumstances
         deadline = _local(booking.cancellation_deadline(at.deadline_hours), at.timezone)
         limit = f"{at.deadline_hours} hours before its start" if at.deadline_hours else "at its start"
         return f"This booking can no longer be cancelled: cancellation closed at {deadline} ({limit})."
+    if outcome is Outcome.REFUSE_LATE and event is Event.VENUE_CANCEL:
+        return f"Cannot cancel a booking that has ended ({_local(booking.end, at.timezone)})."
     if outcome is Outcome.REFUSE_LATE:
         return f"Cannot {_VERBS[event]} a booking before it starts ({_local(booking.start, at.timezone)})."
     if event is Event.CONFIRM and booking.cancellation_reason is CancellationReason.EXPIRED:

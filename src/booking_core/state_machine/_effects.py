@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from decimal import Decimal
 
 from booking_core.booking import Booking
 from booking_core.outbox import MailTemplate
@@ -29,7 +30,8 @@ _NO_CHANGE = frozenset({Outcome.IGNORE, Outcome.REFUSE, Outcome.REFUSE_LATE})
 class Change:
     """The result of an event: the booking and payment to store, and what must follow.
 
-    ``refund``: ask the provider to give ``payment`` back (one request per payment, ever).
+    ``refund``: ask the provider to give ``payment`` back (one request per payment, ever): all it
+    still holds, or ``refund_amount`` of it (a part the venue chose).
     ``settles_refund``: the provider reported ``payment`` refunded; stop asking.
     ``refusal``: the event is refused with this message (400); nothing is stored, unless
     ``keep_when_refused`` (a lapsed hold's owner asking to cancel: the reason is recorded).
@@ -39,6 +41,7 @@ class Change:
     booking: Booking
     payment: Payment | None
     refund: bool = False
+    refund_amount: Decimal | None = None
     settles_refund: bool = False
     commission: tuple[CommissionAction, ...] = ()
     notices: tuple[MailTemplate, ...] = ()
@@ -62,6 +65,7 @@ class Change:
             booking=later.booking,
             payment=later.payment,
             refund=self.refund or later.refund,
+            refund_amount=later.refund_amount if later.refund else self.refund_amount,
             settles_refund=self.settles_refund or later.settles_refund,
             commission=self.commission + later.commission,
             notices=self.notices + later.notices,

@@ -10,6 +10,12 @@ exceptions that the contract makes a matter of arrival: after a booking's end, t
 and an operator's no-show (``completed`` is final), and an operator's command on a booking still
 pending after its start because its hold outlasts the start (the payment may come first, or not).
 
+A cancel by the venue's staff (``venue cancel``) is not bound by the customer's deadline: staff may
+cancel any live booking until it ends, and choose how much of the payment goes back (all, part or
+none; CONTRACT 7.4, 9.2). Its race with a customer's cancel, with an operator's no-show, and with
+the payment of a booking still unpaid when staff chose a refund short of all of it, is a matter of
+arrival too: each side chose for the booking as it found it, and the first one applied stands.
+
 Provider events are about one payment; one that reports what that payment already records (a second
 success, a failure after the success, a success after the refund, a partial refund no larger than one
 recorded) changes nothing before the table is consulted. A refund reported before its success ends
@@ -32,6 +38,7 @@ class Event(enum.StrEnum):
     REFUND_REPORTED = "refund reported"
     PARTIAL_REFUND_REPORTED = "partial refund reported"
     CANCEL = "cancel"
+    VENUE_CANCEL = "venue cancel"
     HOLD_EXPIRY = "hold expiry"
     CONFIRM = "operator confirm"
     NO_SHOW = "operator no-show"
@@ -70,12 +77,16 @@ class Outcome(enum.StrEnum):
     REFUND = "payment given back; booking unchanged"
     CANCEL = "cancelled"
     CANCEL_AND_REFUND = "cancelled; payment given back"
+    CANCEL_AND_REFUND_PART = "cancelled; the part chosen given back, commission on what is kept"
+    CANCEL_KEEPING_PAYMENT = "cancelled; payment and commission kept"
     EXPIRE = "cancelled: expired"
     CONFIRM = "confirmed"
     NO_SHOW = "no_show"
     COMPLETE = "completed"
     MARK_REFUNDED = "refunded"
+    MARK_PART_REFUNDED = "refunded (the part asked for); commission on what is kept"
     RECORD_REFUND = "payment refunded; booking unchanged"
+    RECORD_REST_REFUNDED = "the rest of a partly refunded payment given back; commission reversed"
     REDUCE = "part of the payment given back; booking unchanged, commission on what is kept"
     RECORD_PARTIAL_REFUND = "part of a payment given back; booking and commission unchanged"
     MARK_PAID_LATE = "the success of a payment refunded before it arrived: paid_at and the paid mails"
@@ -90,15 +101,18 @@ class Fact(enum.StrEnum):
     TIME_FREE = "its time is ahead and free"
     PAYMENT_KEPT = "it is the payment the booking keeps"
     PAID_BEFORE = "the booking holds another payment"
+    REFUND_ALL = "all of it is to go back"
+    REFUND_NONE = "none of it is to go back"
+    ASKED_PART_BACK = "the part asked for is back"
 
 
 @dataclass(frozen=True, slots=True)
 class When:
-    """``then`` when ``fact`` holds, else ``otherwise``."""
+    """``then`` when ``fact`` holds, else ``otherwise`` (which may ask another fact)."""
 
     fact: Fact
     then: Outcome
-    otherwise: Outcome
+    otherwise: Outcome | When
 
 
 Rule = Outcome | When
@@ -111,6 +125,19 @@ _LATE_PAYMENT = When(Fact.PAID_BEFORE, Outcome.REFUND, Outcome.KEEP_PAYMENT)
 # a partial refund never changes the booking's status (CONTRACT 5, 9.2); the commission follows only
 # the money the booking keeps
 _PARTIAL_REFUND = When(Fact.PAYMENT_KEPT, Outcome.REDUCE, Outcome.RECORD_PARTIAL_REFUND)
+# the venue asked for part of the payment back: its report ends the booking ``refunded`` (CONTRACT 9.2)
+_ASKED_PART = When(Fact.ASKED_PART_BACK, Outcome.MARK_PART_REFUNDED, _PARTIAL_REFUND)
+# staff may cancel any live booking until it ends, whatever the customer's deadline (CONTRACT 7.4)
+_VENUE_CANCEL = When(Fact.ENDED, Outcome.REFUSE_LATE, Outcome.CANCEL)
+_VENUE_CANCEL_PAID = When(
+    Fact.ENDED,
+    Outcome.REFUSE_LATE,
+    When(
+        Fact.REFUND_ALL,
+        Outcome.CANCEL_AND_REFUND,
+        When(Fact.REFUND_NONE, Outcome.CANCEL_KEEPING_PAYMENT, Outcome.CANCEL_AND_REFUND_PART),
+    ),
+)
 
 TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
     Stage.PENDING: {
@@ -119,6 +146,7 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
         Event.REFUND_REPORTED: Outcome.MARK_REFUNDED,
         Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
         Event.CANCEL: _CANCEL,
+        Event.VENUE_CANCEL: _VENUE_CANCEL,
         Event.HOLD_EXPIRY: Outcome.IGNORE,
         Event.CONFIRM: Outcome.CONFIRM,
         Event.NO_SHOW: Outcome.REFUSE,
@@ -130,6 +158,7 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
         Event.REFUND_REPORTED: Outcome.MARK_REFUNDED,
         Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
         Event.CANCEL: _CANCEL,
+        Event.VENUE_CANCEL: _VENUE_CANCEL,
         Event.HOLD_EXPIRY: Outcome.IGNORE,
         Event.CONFIRM: Outcome.REFUSE,
         Event.NO_SHOW: _NO_SHOW,
@@ -141,6 +170,7 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
         Event.REFUND_REPORTED: _REFUND_OF_KEPT,
         Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
         Event.CANCEL: When(Fact.BEFORE_DEADLINE, Outcome.CANCEL_AND_REFUND, Outcome.REFUSE_LATE),
+        Event.VENUE_CANCEL: _VENUE_CANCEL_PAID,
         Event.HOLD_EXPIRY: Outcome.IGNORE,
         Event.CONFIRM: Outcome.REFUSE,
         Event.NO_SHOW: _NO_SHOW,
@@ -152,6 +182,7 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
         Event.REFUND_REPORTED: Outcome.MARK_REFUNDED,
         Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
         Event.CANCEL: When(Fact.BEFORE_DEADLINE, Outcome.WITHDRAW, Outcome.REFUSE_LATE),
+        Event.VENUE_CANCEL: Outcome.WITHDRAW,
         Event.HOLD_EXPIRY: Outcome.EXPIRE,
         Event.CONFIRM: Outcome.REFUSE,
         Event.NO_SHOW: Outcome.REFUSE,
@@ -161,8 +192,9 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
         Event.PAYMENT_SUCCEEDED: Outcome.REFUND,
         Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
         Event.REFUND_REPORTED: Outcome.MARK_REFUNDED,
-        Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
+        Event.PARTIAL_REFUND_REPORTED: _ASKED_PART,
         Event.CANCEL: Outcome.REFUSE,
+        Event.VENUE_CANCEL: Outcome.REFUSE,
         Event.HOLD_EXPIRY: Outcome.IGNORE,
         Event.CONFIRM: Outcome.REFUSE,
         Event.NO_SHOW: Outcome.REFUSE,
@@ -174,6 +206,7 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
         Event.REFUND_REPORTED: _REFUND_OF_KEPT,
         Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
         Event.CANCEL: Outcome.REFUSE,
+        Event.VENUE_CANCEL: Outcome.REFUSE,
         Event.HOLD_EXPIRY: Outcome.IGNORE,
         Event.CONFIRM: Outcome.REFUSE,
         Event.NO_SHOW: Outcome.REFUSE,  # completed is final (contract): first come, first served
@@ -185,6 +218,7 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
         Event.REFUND_REPORTED: _REFUND_OF_KEPT,
         Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
         Event.CANCEL: Outcome.REFUSE,
+        Event.VENUE_CANCEL: Outcome.REFUSE,
         Event.HOLD_EXPIRY: Outcome.IGNORE,
         Event.CONFIRM: Outcome.REFUSE,
         Event.NO_SHOW: Outcome.REFUSE,
@@ -193,9 +227,10 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
     Stage.REFUNDED: {
         Event.PAYMENT_SUCCEEDED: Outcome.REFUND,  # another payment: the booking's money went back already
         Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
-        Event.REFUND_REPORTED: Outcome.RECORD_REFUND,
+        Event.REFUND_REPORTED: When(Fact.PAYMENT_KEPT, Outcome.RECORD_REST_REFUNDED, Outcome.RECORD_REFUND),
         Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
         Event.CANCEL: Outcome.REFUSE,
+        Event.VENUE_CANCEL: Outcome.REFUSE,
         Event.HOLD_EXPIRY: Outcome.IGNORE,
         Event.CONFIRM: Outcome.REFUSE,
         Event.NO_SHOW: Outcome.REFUSE,

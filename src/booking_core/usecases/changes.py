@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
+from decimal import Decimal
 
 from booking_core.booking import Booking
 from booking_core.commission import Commission, commission_amount, commission_month
 from booking_core.commission_refunds import follow_refund
 from booking_core.errors import InvalidTransition, NotFound
+from booking_core.outbox import MailTemplate
 from booking_core.payments import Payment, PaymentStatus, RefundRequest, refund_key
 from booking_core.ports import OutboxMessage, UnitOfWork
 from booking_core.state_machine import Change, Circumstances, CommissionAction, Event, decide
@@ -51,7 +53,11 @@ def store_change(
     for action in change.commission:
         _commission(deps, uow, change.booking, change.payment, action, now)
     for template in change.notices:  # one row per recipient, written by the transition that owns it
-        uow.outbox.add(OutboxMessage.email(template, change.booking.id, id=deps.ids.new_id(), now=now))
+        details = notice_details(template, change.payment)
+        message = OutboxMessage.email(
+            template, change.booking.id, id=deps.ids.new_id(), now=now, details=details
+        )
+        uow.outbox.add(message)
     added: list[RefundRequest] = []
     if change.payment is not None and change.refund:
         request = RefundRequest(
@@ -59,6 +65,7 @@ def store_change(
             booking_id=change.booking.id,
             payment_intent_id=change.payment.payment_intent_id,
             idempotency_key=refund_key(change.payment),
+            amount=change.refund_amount,
             requested_at=now,
             next_attempt_at=now,
         )
@@ -107,7 +114,8 @@ def _commission(
             return
         # part of the payment went back before its success was reported: earn on what is kept
     paid = payment.amount if payment is not None else booking.total_price
-    refunded = payment.refunded_amount if action is not CommissionAction.REVERSE and payment else paid
+    # what goes back as decided counts at once (a venue's partial refund), not only what was reported
+    refunded = payment.given_back if action is not CommissionAction.REVERSE and payment else paid
     correction = follow_refund(
         records, paid=paid, refunded=refunded, new_id=deps.ids.new_id, now=now, month=month_now
     )
@@ -115,6 +123,19 @@ def _commission(
         uow.commissions.save(record)
     if correction.added is not None:
         uow.commissions.add(correction.added)
+
+
+def notice_details(template: MailTemplate, payment: Payment | None) -> dict[str, str]:
+    """What an email about a refund says beyond the booking: how much goes back (CONTRACT 6, 9.2)."""
+    if payment is None or template not in _REFUND_NOTICES:
+        return {}
+    amount = payment.given_back if payment.taken else Decimal(0)
+    return {"refund_amount": str(amount), "currency": payment.currency}
+
+
+_REFUND_NOTICES = frozenset(
+    {MailTemplate.BOOKING_REFUNDED_USER, MailTemplate.BOOKING_CANCELLED_BY_VENUE_USER}
+)
 
 
 def kept_payment(uow: UnitOfWork, booking_id: str) -> Payment | None:

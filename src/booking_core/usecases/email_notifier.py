@@ -8,10 +8,14 @@ templates of this channel, not new plumbing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
 
+from booking_core.catalog import Resource
 from booking_core.errors import DeliveryFailed
-from booking_core.notifications import Notification, compose, compose_account, message_id_for
+from booking_core.notifications import ChangeFacts, Notification, compose, compose_account, message_id_for
 from booking_core.outbox import ACCOUNT_TEMPLATES, EMAIL_KIND, MailTemplate, OutboxEntry
 from booking_core.ports import Mailer, Notifiers, UnitOfWork
 
@@ -62,9 +66,29 @@ def _notification(entry: OutboxEntry, read: Callable[[], UnitOfWork]) -> Notific
             raise _undeliverable(f"booking {entry.booking_id!r} not found")
         resource = uow.resources.get(booking.resource_id)
         user = uow.users.get(booking.user_id)
-    if resource is None or user is None:
-        raise _undeliverable(f"booking {booking.id}: its resource or user is gone")
-    return compose(template, booking, resource, user)
+        if resource is None or user is None:
+            raise _undeliverable(f"booking {booking.id}: its resource or user is gone")
+        change = _change(entry.payload, uow, resource)
+    return compose(template, booking, resource, user, change)
+
+
+def _change(payload: Mapping[str, Any], uow: UnitOfWork, resource: Resource) -> ChangeFacts:
+    """The message's :data:`~booking_core.outbox.DETAIL_FIELDS`, read as the email shows them."""
+    try:
+        refund = payload.get("refund_amount")
+        old_start, old_end = payload.get("old_start"), payload.get("old_end")
+        old_resource_id = payload.get("old_resource_id")
+        old_resource = uow.resources.get(int(old_resource_id)) if old_resource_id is not None else resource
+        tz = resource.venue.tz
+        return ChangeFacts(
+            refund_amount=Decimal(str(refund)) if refund is not None else None,
+            old_start=datetime.fromisoformat(str(old_start)).astimezone(tz) if old_start else None,
+            old_end=datetime.fromisoformat(str(old_end)).astimezone(tz) if old_end else None,
+            old_resource_name=old_resource.name if old_resource is not None else None,
+            calendar_sequence=int(payload.get("sequence") or 0),
+        )
+    except (ValueError, ArithmeticError) as error:
+        raise _undeliverable(f"unreadable email details: {error}") from None
 
 
 def _account_notification(

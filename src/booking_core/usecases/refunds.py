@@ -4,7 +4,8 @@ A request is stored in the transaction that decides the refund, so it cannot be 
 soon as that transaction commits; when the provider fails or cannot be reached, the worker's sweep
 (:func:`retry_refunds`) sends it again, with growing pauses, until the provider accepts it or reports
 the refund. The idempotency key of a request never changes, so the provider refunds once however
-often it is sent.
+often it is sent. A request of part of a payment (a venue's choice, CONTRACT 9.2) sends its amount,
+the same on every attempt.
 """
 
 from __future__ import annotations
@@ -43,11 +44,20 @@ def retry_refunds(deps: Deps, limit: int = 50) -> int:
 
 
 def _attempt(deps: Deps, payment_id: str) -> bool:
-    request = _claim(deps, payment_id)
-    if request is None:  # accepted meanwhile, or someone else is sending it right now
+    claimed = _claim(deps, payment_id)
+    if claimed is None:  # accepted meanwhile, or someone else is sending it right now
         return False
+    request, currency = claimed
     try:
-        refund_id = deps.payments.refund(request.payment_intent_id, idempotency_key=request.idempotency_key)
+        amount_minor = None
+        if request.amount is not None:
+            amount_minor = deps.currencies.unit(currency).to_minor(request.amount)
+        refund_id = deps.payments.refund(
+            request.payment_intent_id,
+            idempotency_key=request.idempotency_key,
+            amount_minor=amount_minor,
+            currency=currency,
+        )
     except PaymentProviderError as error:
         intent, attempt = request.payment_intent_id, request.attempts
         log.warning("refund of %s failed (attempt %d): %s", intent, attempt, error)
@@ -63,14 +73,18 @@ def _attempt(deps: Deps, payment_id: str) -> bool:
 
 
 @retried
-def _claim(deps: Deps, payment_id: str) -> RefundRequest | None:
+def _claim(deps: Deps, payment_id: str) -> tuple[RefundRequest, str] | None:
+    """The request, taken for one attempt, and the currency of its payment."""
     now = deps.clock.now()
     with deps.uow() as uow:
         if not uow.refunds.claim(payment_id, now, now + LEASE):
             return None
         claimed = uow.refunds.get(payment_id)
+        payment = uow.payments.by_intent(claimed.payment_intent_id) if claimed is not None else None
         uow.commit()
-    return claimed
+    if claimed is None:
+        return None
+    return claimed, payment.currency if payment is not None else ""
 
 
 @retried

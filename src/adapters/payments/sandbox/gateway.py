@@ -87,8 +87,23 @@ class SandboxGateway:
             status="requires_payment_method",
         )
 
-    def refund(self, intent_id: str, *, idempotency_key: str) -> str:
-        """Refund in full; the id is stable per idempotency key, like the provider's."""
+    def refund(
+        self,
+        intent_id: str,
+        *,
+        idempotency_key: str,
+        amount_minor: int | None = None,
+        currency: str | None = None,
+    ) -> str:
+        """Refund in full, or ``amount_minor`` of the intent's amount; the id is stable per idempotency
+        key, like the provider's."""
+        found = _INTENT_ID.fullmatch(intent_id)
         if not intent_id.startswith("pi_sandbox_"):
             raise PaymentProviderError(f"The sandbox provider cannot refund intent {intent_id}.")
+        if amount_minor is not None and (
+            amount_minor <= 0 or (found is not None and amount_minor > int(found["amount"]))
+        ):
+            raise PaymentProviderError(
+                f"The sandbox provider cannot refund {amount_minor} of intent {intent_id}."
+            )
         return f"re_sandbox_{self._derive('refund', idempotency_key)}"

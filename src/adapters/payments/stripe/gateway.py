@@ -97,14 +97,24 @@ class StripeGateway:
             )
         return self._intent(intent)
 
-    def refund(self, intent_id: str, *, idempotency_key: str) -> str:
-        """Refund a succeeded intent in full; for a destination charge the transfer to the connected
-        account is reversed too, so the venue gives back what it received."""
+    def refund(
+        self,
+        intent_id: str,
+        *,
+        idempotency_key: str,
+        amount_minor: int | None = None,
+        currency: str | None = None,
+    ) -> str:
+        """Refund a succeeded intent, in full or ``amount_minor`` (ISO minor units of ``currency``, the
+        intent's when not given) of it as Stripe's ``amount``; for a destination charge the transfer to
+        the connected account is reversed too (in proportion), so the venue gives back what it received."""
         with _provider_errors("refund a payment"):
             intent = self._client.v1.payment_intents.retrieve(
                 intent_id, options={"max_network_retries": self._retries}
             )
             params: dict[str, Any] = {"payment_intent": intent_id}
+            if amount_minor is not None:
+                params["amount"] = to_stripe(amount_minor, self._currencies.unit(currency or intent.currency))
             transfer = getattr(intent, "transfer_data", None)
             if transfer is not None and getattr(transfer, "destination", None):
                 params["reverse_transfer"] = True

@@ -30,6 +30,7 @@ class PaymentRow(Base):
     refunded_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     refunded_amount: Mapped[Decimal] = mapped_column(Money(), default=Decimal("0.00"))
     paid_mails_owed: Mapped[bool] = mapped_column(Boolean, default=False)
+    refund_asked: Mapped[Decimal | None] = mapped_column(Money())
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
 
 
@@ -65,6 +66,7 @@ class RefundRequestRow(Base):
     booking_id: Mapped[str] = mapped_column(ForeignKey("bookings.id", ondelete="CASCADE"), index=True)
     payment_intent_id: Mapped[str] = mapped_column(String(255))
     idempotency_key: Mapped[str] = mapped_column(String(255))
+    amount: Mapped[Decimal | None] = mapped_column(Money())
     requested_at: Mapped[datetime] = mapped_column(UtcDateTime)
     next_attempt_at: Mapped[datetime] = mapped_column(UtcDateTime)
     attempts: Mapped[int] = mapped_column(Integer, default=0)

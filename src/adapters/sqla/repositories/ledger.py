@@ -32,6 +32,7 @@ def payment_to_domain(row: PaymentRow) -> Payment:
         refunded_at=row.refunded_at,
         refunded_amount=row.refunded_amount,
         paid_mails_owed=row.paid_mails_owed,
+        refund_asked=row.refund_asked,
         created_at=row.created_at,
     )
 
@@ -50,6 +51,7 @@ def payment_from_domain(payment: Payment, row: PaymentRow | None = None) -> Paym
     row.refunded_at = payment.refunded_at
     row.refunded_amount = payment.refunded_amount
     row.paid_mails_owed = payment.paid_mails_owed
+    row.refund_asked = payment.refund_asked
     row.created_at = payment.created_at
     return row
 
