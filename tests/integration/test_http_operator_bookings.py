@@ -325,3 +325,54 @@ def test_record_payment_of_a_client_booking_earns_the_commission(api: Api) -> No
     assert _act(api, created["id"], "record-payment", body={"method": "cash"}).status_code == 200
     records = api.client.get("/api/v1/client/commissions/?month=2026-06", headers=auth(PARTNER)).json()
     assert [(r["booking_id"], r["amount"], r["status"]) for r in records] == [(created["id"], "2.00", "open")]
+
+
+# --------------------------------------------------------------------------- cancel
+
+
+def test_desk_cancels_an_unpaid_booking_with_no_refund_to_name(api: Api) -> None:
+    created = _staff_book(api)
+    answer = _act(api, created["id"], "cancel", body={"reason": "weather", "notes": "rain"})
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert (body["id"], body["reference_code"], body["status"]) == (
+        created["id"],
+        created["reference_code"],
+        "cancelled",
+    )
+    assert body["cancelled_at"].endswith("+02:00")
+    assert body["refund"] is None
+    (entry,) = [e for e in _audit(api, created["id"]) if e.action is AuditAction.BOOKING_CANCEL]
+    assert entry.details["refund_amount"] == "0.00"
+    again = _act(api, created["id"], "cancel")
+    assert again.status_code == 400
+    assert "cancelled" in again.json()["error"]
+
+
+def test_cancel_of_a_paid_booking_refunds_by_the_choice(api: Api) -> None:
+    first = book(api, ANNA, "Court 1", *TOMORROW_10)
+    pay(api, ANNA, first["id"])
+    full = _act(api, first["id"], "cancel", body={"refund": "full"})
+    assert full.status_code == 200, full.text
+    assert full.json()["refund"] == {"amount": "20.00", "currency": "EUR"}
+    (entry,) = [e for e in _audit(api, first["id"]) if e.action is AuditAction.BOOKING_CANCEL]
+    assert (entry.details["refund"], entry.details["refund_amount"]) == ("full", "20.00")
+
+
+def test_refund_none_or_an_amount_is_for_managers_and_at_most_what_was_paid(api: Api) -> None:
+    paid = book(api, ANNA, "Court 1", *TOMORROW_10)
+    pay(api, ANNA, paid["id"])
+    path = paid["id"]
+    assert _act(api, path, "cancel", DESK, {"refund": "none"}).json() == FORBIDDEN
+    assert _act(api, path, "cancel", DESK, {"refund": "amount", "amount": "5.00"}).json() == FORBIDDEN
+    too_much = _act(api, path, "cancel", MANAGER, {"refund": "amount", "amount": "50.00"})
+    assert (too_much.status_code, list(too_much.json())) == (400, ["amount"])
+    for bad, field in (({"refund": "half"}, "refund"), ({"reason": "rain"}, "reason")):
+        answer = _act(api, path, "cancel", MANAGER, bad)
+        assert (answer.status_code, field in answer.json()) == (400, True), answer.text
+    assert _act(api, path, "cancel", HARBOUR_MANAGER, {"refund": "full"}).status_code == 404
+    still = api.client.get(f"/api/v1/bookings/{path}/", headers=auth(ANNA)).json()
+    assert still["status"] == "paid"
+    part = _act(api, path, "cancel", MANAGER, {"refund": "amount", "amount": "5.00"})
+    assert part.status_code == 200, part.text
+    assert part.json()["refund"] == {"amount": "5.00", "currency": "EUR"}

@@ -28,13 +28,14 @@ from typing import Any
 
 from booking_core.accounts import User
 from booking_core.audit import AuditAction
-from booking_core.booking import Booking, BookingSource, BookingStatus, PaymentMethod
+from booking_core.booking import Booking, BookingSource, BookingStatus, CancellationReason, PaymentMethod
 from booking_core.catalog import Resource
 from booking_core.claims import neighbourhood
 from booking_core.errors import InvalidTransition, NotFound, ValidationFailed
 from booking_core.payments import Payment
 from booking_core.ports import IdempotentRequest, UnitOfWork
 from booking_core.pricing import Quote
+from booking_core.refund_choice import RefundChoice
 from booking_core.rules import (
     OVERRIDE,
     STAFF,
@@ -53,6 +54,8 @@ from booking_core.usecases.deps import Deps
 from booking_core.usecases.idempotency import remember_in
 from booking_core.usecases.permissions import require
 from booking_core.usecases.retry import retried
+from booking_core.usecases.staff_notices import notify_moved, notify_staff_booking
+from booking_core.usecases.venue_cancel import VenueCancellation, cancel_booking_for_venue
 from booking_core.usecases.views import OpBookingView, op_booking_views
 
 BOOKING_NOT_FOUND = "Booking not found."
@@ -137,7 +140,7 @@ def create_staff_booking(
             resource, span, opening, unpaid_limit=deps.max_unpaid_per_user, rule_set=rule_set
         )
         uow.bookings.claim(booking, neighbourhood(resource, span), terms, now=now)
-        # MERGE(h-refunds): notify_staff_booking(deps, uow, booking) -- the staff-booking mail
+        notify_staff_booking(deps, uow, booking)
         details = _created_details(cmd, booking)
         _audit(deps, uow, staff, AuditAction.BOOKING_CREATE, booking, resource, details)
         (view,) = op_booking_views(uow, [booking], now)
@@ -177,8 +180,7 @@ def move_staff_booking(deps: Deps, staff: Staff | None, booking_id: str, cmd: Mo
         moved = booking.move_to(resource.id, span, now)
         terms = accept_move(resource, span, opening, rule_set=rule_set)
         uow.bookings.reclaim(moved, neighbourhood(resource, span), terms, now=now)
-        # MERGE(h-refunds): notify_moved(deps, uow, moved, booking.start, booking.end,
-        #     old_resource_id=booking.resource_id) -- the moved mail with the updated .ics
+        notify_moved(deps, uow, moved, booking.start, booking.end, old_resource_id=booking.resource_id)
         details = {
             "old": _times(booking),
             "new": _times(moved),
@@ -251,6 +253,101 @@ def record_venue_payment(deps: Deps, staff: Staff | None, booking_id: str, metho
     return _staff_change(deps, staff, booking_id, action, record, details={"method": recorded.value})
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StaffCancellation:
+    """A booking the venue's staff cancelled, with its resource (for the local time of the answer)."""
+
+    cancellation: VenueCancellation
+    resource: Resource
+
+    @property
+    def refunded(self) -> bool:
+        """Whether the booking had been paid, so that the answer names a refund (perhaps 0)."""
+        return self.cancellation.booking.paid_at is not None
+
+
+#: The refund choices a desk may make; the others (``none``, an amount) are overrides (CONTRACT 7.1).
+_DESK_REFUNDS = frozenset({RefundChoice.POLICY, RefundChoice.FULL})
+_VENUE_REASONS = frozenset(
+    {CancellationReason.USER_REQUEST, CancellationReason.WEATHER, CancellationReason.OTHER}
+)
+
+
+def cancel_staff_booking(
+    deps: Deps,
+    staff: Staff | None,
+    booking_id: str,
+    *,
+    reason: str | None = None,
+    notes: str = "",
+    refund: str = "policy",
+    amount: str | None = None,
+) -> StaffCancellation:
+    """Cancel a booking for its venue, giving back what ``refund`` chooses of its payment (CONTRACT 7.4).
+
+    ``policy`` and ``full`` are the desk's; ``none`` and ``amount`` need a manager. The money side
+    (state machine, refund request, commission, the customer's mail) is
+    :func:`~booking_core.usecases.venue_cancel.cancel_booking_for_venue`; the audit entry
+    ``booking.cancel`` with the refund is written in its transaction.
+
+    Raises:
+        NotFound: the booking is unknown or of a venue staff do not see.
+        PermissionDenied: the role may not cancel, or not choose this refund.
+        ValidationFailed: ``reason``, ``refund`` or ``amount`` (more than was paid, say) named.
+        InvalidTransition: the booking is not live (its status named).
+    """
+    with deps.uow() as uow:
+        venue_id = _venue_of_booking(uow, staff, booking_id, Action.OPERATE)
+        resource = _resource(uow, _booking(uow, booking_id).resource_id)
+    choice = parse_refund_choice(refund)
+    if choice not in _DESK_REFUNDS:
+        require(staff, Action.OVERRIDE, venue_id)
+    cause = parse_venue_reason(reason)
+    money = parse_amount(amount)
+
+    def audited(uow: UnitOfWork, done: VenueCancellation) -> None:
+        details = {
+            "refund": choice.value,
+            "refund_amount": str(done.refund_amount),
+            "currency": done.currency,
+            "reason": cause.value,
+        }
+        _audit(deps, uow, staff, AuditAction.BOOKING_CANCEL, done.booking, resource, details)
+
+    cancelled = cancel_booking_for_venue(
+        deps, booking_id, reason=cause, notes=notes, refund=choice, amount=money, before_commit=audited
+    )
+    return StaffCancellation(cancellation=cancelled, resource=resource)
+
+
+def parse_refund_choice(refund: str) -> RefundChoice:
+    """A refund choice (400 naming ``refund`` otherwise)."""
+    try:
+        return RefundChoice(refund)
+    except ValueError:
+        raise ValidationFailed("Refund must be one of policy, full, none, amount.", field="refund") from None
+
+
+def parse_venue_reason(reason: str | None) -> CancellationReason:
+    """Why the venue cancels (``other`` unless given; 400 naming ``reason`` for an unknown one)."""
+    if not reason:
+        return CancellationReason.OTHER
+    if reason not in _VENUE_REASONS:
+        raise ValidationFailed("Reason must be one of user_request, weather, other.", field="reason")
+    return CancellationReason(reason)
+
+
+def parse_amount(amount: str | None) -> Decimal | None:
+    """A refund amount as a decimal (400 naming ``amount`` when it is none); checked against the
+    payment by the cancel itself."""
+    if amount is None:
+        return None
+    try:
+        return Decimal(amount.strip())
+    except InvalidOperation:
+        raise ValidationFailed("Amount must be a decimal number such as 20.00.", field="amount") from None
+
+
 #: What a staff change does to the locked booking in the open unit of work; returns the booking after it.
 Apply = Callable[[UnitOfWork, Booking, datetime], Booking]
 
@@ -300,21 +397,22 @@ def _transition(
     return change.booking
 
 
-def venue_of_booking(uow: UnitOfWork, staff: Staff | None, booking_id: str, action: Action) -> int:
+def _venue_of_booking(uow: UnitOfWork, staff: Staff | None, booking_id: str, action: Action) -> int:
     """The venue of a booking staff may take ``action`` on: a booking of a venue they do not see reads
     as not found, an action their role may not take is refused (403)."""
-    return _venue_of_booking(uow, staff, booking_id, action)
-
-
-def _venue_of_booking(uow: UnitOfWork, staff: Staff | None, booking_id: str, action: Action) -> int:
-    booking = uow.bookings.get(booking_id)
-    if booking is None:
-        raise NotFound(BOOKING_NOT_FOUND)
+    booking = _booking(uow, booking_id)
     venue_id = _resource(uow, booking.resource_id).venue.id
     if staff is not None and not staff.sees(venue_id):
         raise NotFound(BOOKING_NOT_FOUND)
     require(staff, action, venue_id)
     return venue_id
+
+
+def _booking(uow: UnitOfWork, booking_id: str) -> Booking:
+    booking = uow.bookings.get(booking_id)
+    if booking is None:
+        raise NotFound(BOOKING_NOT_FOUND)
+    return booking
 
 
 def _locked(uow: UnitOfWork, booking_id: str, *, resource_first: bool = False) -> Booking:

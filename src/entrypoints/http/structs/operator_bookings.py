@@ -17,8 +17,10 @@ from booking_core.usecases.operator_bookings import (
     CustomerRef,
     MoveRequest,
     StaffBookingRequest,
+    StaffCancellation,
     StaffPayment,
 )
+from entrypoints.http.structs._format import amount_in, local
 from entrypoints.http.structs.fields import MESSAGES, Datetime, Email, Int64, Language, Notes, PersonName
 
 
@@ -141,10 +143,23 @@ class OpRefundOut(msgspec.Struct, kw_only=True):
 
 
 class OpCancelledOut(msgspec.Struct, kw_only=True):
-    """The answer to the venue's cancellation of a booking."""
+    """The answer to the venue's cancellation of a booking: the refund is null for an unpaid one."""
 
     id: str
     reference_code: str
     status: str
     cancelled_at: datetime | None
     refund: OpRefundOut | None
+
+    @classmethod
+    def of(cls, done: StaffCancellation) -> OpCancelledOut:
+        """The representation of ``done``."""
+        booking, money = done.cancellation.booking, done.cancellation
+        refund = OpRefundOut(amount=amount_in(money.refund_amount, money.currency), currency=money.currency)
+        return cls(
+            id=booking.id,
+            reference_code=booking.reference_code,
+            status=booking.status.value,
+            cancelled_at=local(booking.cancelled_at, done.resource.tz),
+            refund=refund if done.refunded else None,
+        )

@@ -21,7 +21,13 @@ from entrypoints.http.openapi import OPERATOR_WRITE_ANSWERS
 from entrypoints.http.operator_auth import provide_staff
 from entrypoints.http.structs.fields import IdempotencyKey
 from entrypoints.http.structs.operator import OpBooking
-from entrypoints.http.structs.operator_bookings import MoveBookingIn, RecordPaymentIn, StaffBookingIn
+from entrypoints.http.structs.operator_bookings import (
+    MoveBookingIn,
+    OpCancelledOut,
+    RecordPaymentIn,
+    StaffBookingIn,
+    StaffCancelIn,
+)
 
 AnyRequest = Request[Any, Any, Any]
 _IDEMPOTENT_ANSWERS = OPERATOR_WRITE_ANSWERS | {
@@ -51,6 +57,32 @@ def create_staff_booking(
         ),
         render=lambda view: (201, OpBooking.of_op(view)),
     )
+
+
+@post(
+    "/bookings/{booking_id:uuid}/cancel/",
+    sync_to_thread=True,
+    status_code=200,
+    responses=OPERATOR_WRITE_ANSWERS,
+)
+def cancel_staff_booking(
+    request: AnyRequest,
+    deps: NamedDependency[Deps],
+    booking_id: FromPath[UUID],
+    data: JSONBody[StaffCancelIn | None] = None,
+) -> OpCancelledOut:
+    """Cancel a booking for the venue, refunding by the policy, all, nothing or an amount."""
+    body = data or StaffCancelIn()
+    done = staff_bookings.cancel_staff_booking(
+        deps,
+        provide_staff(request),
+        str(booking_id),
+        reason=body.reason,
+        notes=body.notes,
+        refund=body.refund,
+        amount=body.amount,
+    )
+    return OpCancelledOut.of(done)
 
 
 @post(
@@ -130,6 +162,7 @@ def record_venue_payment(
 
 handlers = [
     create_staff_booking,
+    cancel_staff_booking,
     move_staff_booking,
     check_in_booking,
     mark_booking_no_show,
