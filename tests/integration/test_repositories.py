@@ -1393,9 +1393,7 @@ def test_a_reclaim_moves_a_booking_onto_free_time_only(world: Backend) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("serialized", [False, True])
-def test_parallel_moves_and_claims_of_one_time_exactly_one_wins(
-    world: Backend, serialized: bool
-) -> None:
+def test_parallel_moves_and_claims_of_one_time_exactly_one_wins(world: Backend, serialized: bool) -> None:
     """Half the threads move a booking of their own onto 10:00-11:30, half claim new bookings there:
     exactly one of them wins, and the time holds one booking afterwards."""
     movers = [_booking(f"{12 + i}:00", f"{12 + i}:30") for i in range(THREADS // 2)]
