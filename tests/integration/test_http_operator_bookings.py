@@ -22,6 +22,7 @@ from tests.integration.http_fixtures import (
     Api,
     auth,
     book,
+    mailed,
     pay,
 )
 
@@ -376,3 +377,12 @@ def test_refund_none_or_an_amount_is_for_managers_and_at_most_what_was_paid(api:
     part = _act(api, path, "cancel", MANAGER, {"refund": "amount", "amount": "5.00"})
     assert part.status_code == 200, part.text
     assert part.json()["refund"] == {"amount": "5.00", "currency": "EUR"}
+
+
+def test_the_customer_is_mailed_the_staff_booking_and_the_move(api: Api) -> None:
+    created = _staff_book(api, customer=NEW_CUSTOMER)
+    later = {"start_datetime": "2026-06-02T12:00:00+02:00", "end_datetime": "2026-06-02T13:00:00+02:00"}
+    assert _act(api, created["id"], "move", body=later).status_code == 200
+    messages = mailed(api, "walk.in@example.com")
+    assert len(messages) == 2
+    assert all(created["reference_code"] in str(m.get_body()) for m in messages)
