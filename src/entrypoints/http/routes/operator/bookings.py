@@ -17,7 +17,7 @@ from booking_core.usecases import operator_bookings as staff_bookings
 from booking_core.usecases.deps import Deps
 from entrypoints.http.auth import provide_principal
 from entrypoints.http.idempotency import idempotent
-from entrypoints.http.openapi import OPERATOR_WRITE_ANSWERS
+from entrypoints.http.openapi import IDEMPOTENT_WRITE_ANSWERS, OPERATOR_WRITE_ANSWERS
 from entrypoints.http.operator_auth import provide_staff
 from entrypoints.http.structs.fields import IdempotencyKey
 from entrypoints.http.structs.operator import OpBooking
@@ -30,7 +30,7 @@ from entrypoints.http.structs.operator_bookings import (
 )
 
 AnyRequest = Request[Any, Any, Any]
-_IDEMPOTENT_ANSWERS = OPERATOR_WRITE_ANSWERS | {
+_IDEMPOTENT_ANSWERS = IDEMPOTENT_WRITE_ANSWERS | {
     201: ResponseSpec(OpBooking, generate_examples=False, description="The booking as staff see it"),
 }
 
