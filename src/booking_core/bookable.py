@@ -70,8 +70,9 @@ class BookingRules:
     ahead: dt.timedelta
 
     @classmethod
-    def of(cls, resource: Resource) -> BookingRules:
-        """The rules of ``resource``."""
+    def of(cls, resource: Resource, *, lead_time: bool = True) -> BookingRules:
+        """The rules of ``resource``; with ``lead_time`` False without its minimum lead time (any
+        start after now: what staff may book)."""
         longest = resource.max_booking_duration_minutes
         return cls(
             tz=resource.tz,
@@ -79,7 +80,7 @@ class BookingRules:
             shortest=dt.timedelta(minutes=resource.min_booking_duration_minutes),
             longest=None if longest is None else dt.timedelta(minutes=longest),
             gap_rule=resource.prevent_unbookable_gaps,
-            lead=dt.timedelta(minutes=resource.min_advance_booking_minutes),
+            lead=dt.timedelta(minutes=resource.min_advance_booking_minutes if lead_time else 0),
             ahead=dt.timedelta(days=resource.max_advance_booking_days),
         )
 

@@ -93,14 +93,47 @@ class Schedule:
         return self.end_date is None or day <= self.end_date
 
 
+class BlockReason(enum.StrEnum):
+    """Why time is closed (CONTRACT 7.3)."""
+
+    MAINTENANCE = "maintenance"
+    HOLIDAY = "holiday"
+    EVENT = "event"
+    WEATHER = "weather"
+    OTHER = "other"
+
+
+class BlockSource(enum.StrEnum):
+    """Where closed time comes from: the catalog file (changed by editing it) or a member of staff."""
+
+    CATALOG = "catalog"
+    STAFF = "staff"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class UnavailablePeriod:
-    """A closure (maintenance, holiday, ...) that blocks the resource."""
+    """Closed time of one resource (a block): maintenance, a holiday, an event, ...
+
+    Its ``id`` is the block's id once stored. A catalog file's period has ``source`` ``catalog``
+    and is replaced by the next load; one a member of staff closed (``created_by``) is ``staff``
+    and stays until deleted. Either way it blocks the resource: availability subtracts it and no
+    booking may overlap it.
+    """
 
     id: int | None = None
+    resource_id: int | None = None
     start: datetime
     end: datetime
-    reason: str = "maintenance"
+    reason: BlockReason = BlockReason.MAINTENANCE
+    note: str = ""
+    source: BlockSource = BlockSource.CATALOG
+    created_by: str | None = None
+    created_at: datetime | None = None
+
+    def __post_init__(self) -> None:
+        # a plain string of the enum's values (older callers) becomes the enum
+        object.__setattr__(self, "reason", BlockReason(self.reason))
+        object.__setattr__(self, "source", BlockSource(self.source))
 
     @property
     def range(self) -> TimeRange:

@@ -7,7 +7,9 @@ Upsert semantics (simplest that is correct and idempotent):
   optional key left out sets its default (so the file is the truth for what it names).
 - A resource's schedules (with their time slots) and its unavailable periods are replaced by the
   file's as a whole, but only when they differ, so reloading an unchanged file rewrites nothing and
-  keeps their ids.
+  keeps their ids. Only the periods the catalog put there are replaced: blocks staff placed
+  (``source`` ``staff``) stay. A period's reason that is not one of maintenance, holiday, event,
+  weather, other is stored as ``other`` with the file's words as its note.
 - Nothing is ever deleted that the file does not name: a venue, resource, user or client missing from
   the file stays as it is (set ``is_active: false`` to retire one).
 - A user's ``password`` is (re)hashed only when it does not match the stored hash; a user without one
@@ -50,6 +52,7 @@ from adapters.sqla.models import (
     UserRow,
     VenueRow,
 )
+from booking_core.catalog import BlockReason, BlockSource
 from booking_core.ports import PasswordHasher
 from booking_core.usecases.auth import hash_token
 
@@ -211,9 +214,14 @@ class _Writer:
         return True
 
     def _unavailable(self, row: ResourceRow, spec: ResourceSpec) -> bool:
-        stored = sorted((p.start_at, p.end_at, p.reason) for p in row.unavailable_periods)
+        """The file's periods replace the resource's catalog periods; blocks staff placed stay."""
+        catalog = BlockSource.CATALOG.value
+        kept = [p for p in row.unavailable_periods if p.source != catalog]
+        stored = sorted(
+            (p.start_at, p.end_at, p.reason, p.note) for p in row.unavailable_periods if p.source == catalog
+        )
         wanted = sorted(
-            (p.start_datetime.astimezone(UTC), p.end_datetime.astimezone(UTC), p.reason)
+            (p.start_datetime.astimezone(UTC), p.end_datetime.astimezone(UTC), *_reason_and_note(p.reason))
             for p in spec.unavailable_periods
         )
         kind = "unavailable periods"
@@ -222,8 +230,11 @@ class _Writer:
             return False
         self.report.removed[kind] += len(stored)
         self.report.created[kind] += len(wanted)
-        row.unavailable_periods = [
-            UnavailablePeriodRow(start_at=start, end_at=end, reason=reason) for start, end, reason in wanted
+        row.unavailable_periods = kept + [
+            UnavailablePeriodRow(
+                start_at=start, end_at=end, reason=reason, note=note, source=catalog, created_at=self.now
+            )
+            for start, end, reason, note in wanted
         ]
         return True
 
@@ -312,6 +323,15 @@ class _Writer:
             self.report.updated["tokens"] += 1
         else:
             self.report.unchanged["tokens"] += 1
+
+
+def _reason_and_note(text: str) -> tuple[str, str]:
+    """A catalog period's reason as stored: one of :class:`BlockReason`, or ``other`` with the
+    file's own words as the note."""
+    word = text.strip().lower()
+    if word in set(BlockReason):
+        return word, ""
+    return BlockReason.OTHER.value, text
 
 
 def _schedule_key(row: ScheduleRow) -> tuple[object, ...]:

@@ -38,10 +38,15 @@ _MEMO = "booking.catalog_revision"
 def _bump_catalog_revision(session: Session, _flush_context: Any, _instances: Any) -> None:
     """Any ORM change to a catalog row moves the revision, in the same transaction."""
     if any(isinstance(row, _CATALOG_ROWS) for row in chain(session.new, session.dirty, session.deleted)):
-        memo = session.info.get(_MEMO)
-        if isinstance(memo, SqlaCatalogRevision):
-            memo.forget()
-        session.execute(update(CatalogRevisionRow).values(revision=CatalogRevisionRow.revision + 1))
+        bump_catalog_revision(session)
+
+
+def bump_catalog_revision(session: Session) -> None:
+    """Move the revision in the session's transaction (which holds its row's lock until it ends)."""
+    memo = session.info.get(_MEMO)
+    if isinstance(memo, SqlaCatalogRevision):
+        memo.forget()
+    session.execute(update(CatalogRevisionRow).values(revision=CatalogRevisionRow.revision + 1))
 
 
 class SqlaCatalogRevision:

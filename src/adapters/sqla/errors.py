@@ -16,7 +16,7 @@ from sqlalchemy.exc import (
     SQLAlchemyError,
 )
 
-from adapters.sqla.models import NO_OVERLAP_CONSTRAINT
+from adapters.sqla.models import CLOSED_TIME_GUARD, NO_OVERLAP_CONSTRAINT
 from booking_core.errors import (
     BadRequest,
     DomainError,
@@ -88,6 +88,8 @@ def _integrity(error: IntegrityError) -> DomainError:
     sqlstate = getattr(error.orig, "sqlstate", None)
     constraint = getattr(getattr(error.orig, "diag", None), "constraint_name", None)
     if sqlstate == _EXCLUSION_VIOLATION or constraint == NO_OVERLAP_CONSTRAINT:
+        return SlotUnavailable()
+    if CLOSED_TIME_GUARD in str(error.orig):  # SQLite's trigger: RAISE(ABORT) names only the guard
         return SlotUnavailable()
     if sqlstate == _FOREIGN_KEY_VIOLATION or "FOREIGN KEY" in str(error.orig):
         return BadRequest("The request refers to a record that does not exist.")

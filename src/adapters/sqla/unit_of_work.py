@@ -16,6 +16,7 @@ from adapters.sqla.errors import translate, translated
 from adapters.sqla.repositories import (
     SqlaAccountCodes,
     SqlaAuditLog,
+    SqlaBlocks,
     SqlaClients,
     SqlaCommissions,
     SqlaIdempotencyRecords,
@@ -37,6 +38,7 @@ from booking_core.ports import (
     AccountCodes,
     AuditLog,
     AvailabilityReads,
+    Blocks,
     Bookings,
     Clients,
     Commissions,
@@ -73,6 +75,7 @@ _ON_SESSION: dict[str, Callable[[Session], object]] = {
     "idempotency": SqlaIdempotencyRecords,
     "staff": SqlaStaffRoles,
     "audit": SqlaAuditLog,
+    "blocks": SqlaBlocks,
 }
 _REPOSITORY_NAMES = ("resources", "availability", "bookings", *_ON_SESSION)
 
@@ -91,6 +94,7 @@ class SqlaUnitOfWork:
     # Typed as the ports: the UnitOfWork protocol's attributes are mutable, hence invariant.
     resources: Resources
     bookings: Bookings
+    blocks: Blocks
     users: Users
     tokens: Tokens
     account_codes: AccountCodes

@@ -14,7 +14,7 @@ the raw material as the raw endpoint shows it in :mod:`._raw`.
 
 from booking_core.availability._offer import AvailableRange, available_ranges, available_ranges_until
 from booking_core.availability._raw import BookedSlot, RawAvailability, raw_availability
-from booking_core.availability._reach import availability_span
+from booking_core.availability._reach import availability_span, local_days
 
 __all__ = [
     "AvailableRange",
@@ -23,5 +23,6 @@ __all__ = [
     "availability_span",
     "available_ranges",
     "available_ranges_until",
+    "local_days",
     "raw_availability",
 ]

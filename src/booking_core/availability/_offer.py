@@ -83,6 +83,7 @@ def available_ranges(
     blocking: Sequence[TimeRange],
     now: dt.datetime,
     demand: Decimal,
+    lead_time: bool = True,
 ) -> list[AvailableRange]:
     """The free, bookable ranges of ``resource`` on the local dates ``start_date`` to ``end_date``.
 
@@ -99,12 +100,14 @@ def available_ranges(
             :func:`availability_span` (which reaches beyond the dates).
         now: The current instant.
         demand: The demand level for dynamic pricing (see :func:`booking_core.pricing.demand_level`).
+        lead_time: False to offer starts from ``now`` on, ignoring ``min_advance_booking_minutes``
+            (what staff, who may book at short notice, see on the day sheet).
 
     Returns:
         Ranges sorted by start.
     """
     ranges, _until = available_ranges_until(
-        resource, start_date, end_date, blocking=blocking, now=now, demand=demand
+        resource, start_date, end_date, blocking=blocking, now=now, demand=demand, lead_time=lead_time
     )
     return ranges
 
@@ -117,6 +120,7 @@ def available_ranges_until(
     blocking: Sequence[TimeRange],
     now: dt.datetime,
     demand: Decimal,
+    lead_time: bool = True,
 ) -> tuple[list[AvailableRange], dt.datetime | None]:
     """:func:`available_ranges`, and an instant before which time alone cannot change them.
 
@@ -129,8 +133,9 @@ def available_ranges_until(
     """
     if end_date < start_date:
         return [], None
-    rules, now = BookingRules.of(resource), now.astimezone(dt.UTC)
-    windows, free = _free_blocks(resource, availability_span(resource, start_date, end_date, now), blocking)
+    rules, now = BookingRules.of(resource, lead_time=lead_time), now.astimezone(dt.UTC)
+    span = availability_span(resource, start_date, end_date, now, lead_time=lead_time)
+    windows, free = _free_blocks(resource, span, blocking)
     bookings = [booking for block in free for booking in longest_bookings(rules, block, now)]
     offered = intersect(bookings, [local_days(resource, start_date, end_date)])
     on_dates = [w for w in windows if start_date <= w.date <= end_date]

@@ -18,7 +18,7 @@ _CLOCK_CHANGE = dt.timedelta(hours=3)
 
 
 def availability_span(
-    resource: Resource, start_date: dt.date, end_date: dt.date, now: dt.datetime
+    resource: Resource, start_date: dt.date, end_date: dt.date, now: dt.datetime, *, lead_time: bool = True
 ) -> TimeRange:
     """The time whose windows and blocking decide the free ranges of the local dates at ``now``.
 
@@ -27,9 +27,9 @@ def availability_span(
     before the first date, but not across a break in the windows) less a minimum booking, and
     ahead two minimum bookings and an interval past the last date. A free block cut off there
     leaves every verdict that matters to the dates as it is: the gap rule only tells a gap shorter
-    than the minimum booking from a longer one.
+    than the minimum booking from a longer one. ``lead_time`` False: as if the resource had none.
     """
-    rules = BookingRules.of(resource)
+    rules = BookingRules.of(resource, lead_time=lead_time)
     days = local_days(resource, start_date, max(start_date, end_date))
     first_start = rules.earliest(now)
     if rules.longest is not None:

@@ -152,6 +152,23 @@ class InMemoryBookings:
         )
         return sorted(found, key=lambda r: r.start)
 
+    def overlapping(
+        self,
+        resource_ids: Collection[int],
+        span: TimeRange,
+        *,
+        statuses: Collection[BookingStatus] | None = None,
+    ) -> builtins.list[Booking]:
+        wanted = set(resource_ids)
+        found = (
+            b
+            for b in self._rows.values()
+            if b.resource_id in wanted
+            and b.span.overlaps(span)
+            and (statuses is None or b.status in statuses)
+        )
+        return sorted(found, key=lambda b: (b.start, b.id))
+
     def _unpaid_holds(self, user_id: str, now: datetime) -> int:
         pending = BookingStatus.PENDING
         return sum(

@@ -18,6 +18,7 @@ from booking_core.catalog import Resource
 from booking_core.commission import Commission
 from booking_core.errors import SlotUnavailable
 from booking_core.memory.account_codes import InMemoryAccountCodes
+from booking_core.memory.blocks import InMemoryBlocks
 from booking_core.memory.outbox import InMemoryOutbox
 from booking_core.memory.reads import InMemoryAvailabilityReads
 from booking_core.memory.repositories import (
@@ -110,6 +111,7 @@ class InMemoryUnitOfWork:
         t = self._tables
         self.resources = InMemoryResources(t.resources)
         self.bookings = InMemoryBookings(t.bookings)
+        self.blocks = InMemoryBlocks(t.resources)
         self.availability = InMemoryAvailabilityReads(
             self.resources, self.bookings, lambda: self._tables.generation
         )

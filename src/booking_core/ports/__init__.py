@@ -1,6 +1,7 @@
 """Ports: what the domain needs from storage, payment, notification channels, time and randomness."""
 
 from booking_core.ports.account_codes import AccountCodes
+from booking_core.ports.blocks import Blocks
 from booking_core.ports.currencies import Currencies
 from booking_core.ports.idempotency import IdempotencyRecord, IdempotencyRecords, IdempotentRequest
 from booking_core.ports.mail import Mailer, OutboxQueue
@@ -39,6 +40,7 @@ __all__ = [
     "AccountCodes",
     "AuditLog",
     "AvailabilityReads",
+    "Blocks",
     "BookingQuery",
     "Bookings",
     "CatalogRevision",

@@ -18,7 +18,7 @@ from booking_core.accounts import (
     VenueMapping,
 )
 from booking_core.availability import BookedSlot
-from booking_core.booking import Booking
+from booking_core.booking import Booking, BookingStatus
 from booking_core.catalog import Resource, Venue
 from booking_core.claims import Accept, Neighbourhood
 from booking_core.commission import Commission
@@ -144,6 +144,17 @@ class Bookings(Protocol):
     def live_spans(self, resource_id: int, span: TimeRange) -> builtins.list[TimeRange]:
         """The time of the resource's ``confirmed`` and ``paid`` bookings overlapping ``span``, by start:
         what the demand level counts (unpaid holds do not)."""
+
+    def overlapping(
+        self,
+        resource_ids: Collection[int],
+        span: TimeRange,
+        *,
+        statuses: Collection[BookingStatus] | None = None,
+    ) -> builtins.list[Booking]:
+        """The bookings of any of ``resource_ids`` overlapping ``span`` (in one of ``statuses``;
+        None: any), by start then id, read in one step for all of them (a venue's day, the
+        bookings in a block's way); no lock is taken."""
 
     def list(self, query: BookingQuery, *, limit: int, offset: int) -> builtins.list[Booking]:
         """At most ``limit`` bookings matching ``query`` from ``offset``, in its order (ties by id)."""

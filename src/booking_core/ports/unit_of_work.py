@@ -6,6 +6,7 @@ from types import TracebackType
 from typing import Protocol, Self
 
 from booking_core.ports.account_codes import AccountCodes
+from booking_core.ports.blocks import Blocks
 from booking_core.ports.idempotency import IdempotencyRecords
 from booking_core.ports.mail import OutboxQueue
 from booking_core.ports.reads import AvailabilityReads
@@ -70,6 +71,10 @@ class UnitOfWork(Protocol):
     @property
     def bookings(self) -> Bookings:
         """The bookings of this transaction."""
+
+    @property
+    def blocks(self) -> Blocks:
+        """The blocks (closed time placed by staff) of this transaction."""
 
     @property
     def users(self) -> Users:

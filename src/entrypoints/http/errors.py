@@ -13,6 +13,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
 from litestar import MediaType, Request, Response
 from litestar.exceptions import (
     HTTPException,
@@ -40,7 +41,9 @@ from booking_core.errors import (
     TooManyUnpaid,
     ValidationFailed,
 )
+from booking_core.usecases.operator_blocks import BlockOverlapsBookings
 from entrypoints.http.auth import EXTERNAL_USER_ID_HEADER, USER_ID_HEADER, is_client_request
+from entrypoints.http.structs.operator_blocks import conflict_body
 from entrypoints.http.validation import field_errors, names_nothing, query_error
 
 log = logging.getLogger(__name__)
@@ -75,6 +78,8 @@ def _domain(request: Request[Any, Any, Any], exc: DomainError) -> tuple[int, Bod
             return 400, {"error": AMBIGUOUS_USER}
         case BadRequest():
             return 400, {"error": exc.message}
+        case BlockOverlapsBookings():
+            return 409, msgspec.to_builtins(conflict_body(exc))
         case IdempotencyConflict():
             return 422, {"error": exc.message}
         case PaymentProviderError():

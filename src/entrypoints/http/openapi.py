@@ -10,7 +10,7 @@ Declarations only; the route modules pick them by name (``responses=BOOKING_ANSW
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import time
+from datetime import datetime, time
 from typing import Any, Union
 
 import msgspec
@@ -123,6 +123,24 @@ class DetailBody(msgspec.Struct):
     detail: str
 
 
+class BookingConflict(msgspec.Struct, kw_only=True):
+    """A live booking in the way of an operator's change, in the venue's local offset."""
+
+    booking_id: str
+    reference_code: str
+    resource_id: int
+    start_datetime: datetime
+    end_datetime: datetime
+    status: str
+
+
+class ConflictBody(msgspec.Struct, kw_only=True):
+    """``{"error": message, "conflicts": [...]}``: the change would overlap these live bookings."""
+
+    error: str
+    conflicts: list[BookingConflict]
+
+
 #: ``{"field": ["message", ...]}``; ``non_field_errors`` for a rule about the request as a whole.
 FieldErrors = dict[str, list[str]]
 #: Its name in the document (``finish`` puts it there: Litestar names only classes).
@@ -186,6 +204,23 @@ _ANSWERS: dict[int, ResponseSpec] = {
         ),
         not_found={"detail": "Not found."},
         unmapped={"error": "no user found for that external_id"},
+    ),
+    409: _answer(
+        ConflictBody,
+        "The change would overlap live bookings, listed in `conflicts`; nothing was changed.",
+        overlapping_bookings={
+            "error": "the block overlaps bookings",
+            "conflicts": [
+                {
+                    "booking_id": "1cf0a098-1595-40de-9d4e-0afa984a7b9d",
+                    "reference_code": "BK-7Q2M4K",
+                    "resource_id": 1,
+                    "start_datetime": "2026-06-03T10:00:00+02:00",
+                    "end_datetime": "2026-06-03T11:00:00+02:00",
+                    "status": "paid",
+                }
+            ],
+        },
     ),
     413: _answer(
         DetailBody,
@@ -257,6 +292,7 @@ WEBHOOK_ANSWERS = answers(400, 413, 503)
 #: The operator API (CONTRACT 7): reads, and changes (which may also conflict: 409).
 OPERATOR_READ_ANSWERS = answers(*_API, 401, 403, 404)
 OPERATOR_WRITE_ANSWERS = answers(*_POST, 401, 403, 404)
+OPERATOR_CONFLICT_ANSWERS = answers(*_POST, 401, 403, 404, 409)
 
 #: Response headers some error answers always carry.
 _ERROR_HEADERS = {

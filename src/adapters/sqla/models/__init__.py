@@ -10,7 +10,12 @@ from adapters.sqla.models.accounts import (
     VenueMappingRow,
 )
 from adapters.sqla.models.base import Base
-from adapters.sqla.models.bookings import NO_OVERLAP_CONSTRAINT, BookingRevisionRow, BookingRow
+from adapters.sqla.models.bookings import (
+    CLOSED_TIME_GUARD,
+    NO_OVERLAP_CONSTRAINT,
+    BookingRevisionRow,
+    BookingRow,
+)
 from adapters.sqla.models.catalog import (
     ActivityTypeRow,
     CatalogRevisionRow,
@@ -34,6 +39,7 @@ from adapters.sqla.models.staff import AuditRow, StaffRoleRow
 metadata = Base.metadata
 
 __all__ = [
+    "CLOSED_TIME_GUARD",
     "NO_OVERLAP_CONSTRAINT",
     "AccountCodeRow",
     "ActivityTypeRow",

@@ -25,6 +25,9 @@ from adapters.sqla.types import Money, UtcDateTime
 
 #: Name of the PostgreSQL exclusion constraint; a violation of it means "slot taken".
 NO_OVERLAP_CONSTRAINT = "bookings_no_overlap"
+#: What the triggers of migration 0018 raise for a booking over closed time (an unavailable period):
+#: "slot taken" as well.
+CLOSED_TIME_GUARD = "booking_in_closed_time"
 BLOCKING_STATUS_SQL = "status IN ('pending', 'confirmed', 'paid')"
 PENDING_STATUS_SQL = "status = 'pending'"
 LIVE_STATUS_SQL = "status IN ('confirmed', 'paid')"

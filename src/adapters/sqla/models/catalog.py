@@ -141,6 +141,11 @@ class TimeSlotRow(Base):
 
 
 class UnavailablePeriodRow(Base):
+    """Closed time of a resource: the catalog's unavailable periods and the blocks staff place.
+
+    A booking in a blocking state never overlaps one: triggers on ``bookings`` (migration 0018)
+    refuse it as the exclusion constraint refuses an overlap of bookings."""
+
     __tablename__ = "unavailable_periods"
     __table_args__ = (Index(None, "resource_id", "start_at"),)
 
@@ -149,6 +154,11 @@ class UnavailablePeriodRow(Base):
     start_at: Mapped[datetime] = mapped_column(UtcDateTime)
     end_at: Mapped[datetime] = mapped_column(UtcDateTime)
     reason: Mapped[str] = mapped_column(String(50), default="maintenance")
+    # catalog (replaced by the next load) or staff (kept until deleted); migration 0018 adds these
+    source: Mapped[str] = mapped_column(String(10), server_default="catalog", default="catalog")
+    note: Mapped[str] = mapped_column(Text, server_default="", default="")
+    created_by: Mapped[str | None] = mapped_column(String(36), ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
 
 
 class CatalogRevisionRow(Base):

@@ -2,6 +2,7 @@
 
 from adapters.sqla.repositories.account_codes import SqlaAccountCodes
 from adapters.sqla.repositories.accounts import SqlaClients, SqlaTokens, SqlaUsers
+from adapters.sqla.repositories.blocks import SqlaBlocks
 from adapters.sqla.repositories.bookings import PostgresBookings, SqlaBookings, SqliteBookings
 from adapters.sqla.repositories.catalog import SqlaResources
 from adapters.sqla.repositories.commissions import SqlaCommissions
@@ -15,6 +16,7 @@ __all__ = [
     "PostgresBookings",
     "SqlaAccountCodes",
     "SqlaAuditLog",
+    "SqlaBlocks",
     "SqlaBookings",
     "SqlaClients",
     "SqlaCommissions",

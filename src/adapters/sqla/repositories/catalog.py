@@ -22,6 +22,8 @@ from adapters.sqla.models import (
 from adapters.sqla.types import int64
 from booking_core.catalog import (
     ActivityType,
+    BlockReason,
+    BlockSource,
     DynamicPricing,
     PriceUnit,
     Resource,
@@ -83,7 +85,17 @@ def schedule_to_domain(row: ScheduleRow) -> Schedule:
 
 
 def period_to_domain(row: UnavailablePeriodRow) -> UnavailablePeriod:
-    return UnavailablePeriod(id=row.id, start=row.start_at, end=row.end_at, reason=row.reason)
+    return UnavailablePeriod(
+        id=row.id,
+        resource_id=row.resource_id,
+        start=row.start_at,
+        end=row.end_at,
+        reason=BlockReason(row.reason),
+        note=row.note,
+        source=BlockSource(row.source),
+        created_by=row.created_by,
+        created_at=row.created_at,
+    )
 
 
 def resource_to_domain(row: ResourceRow) -> Resource:

@@ -4,11 +4,11 @@ that differ (the strategies in ``postgres.py`` and ``sqlite.py``)."""
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import datetime
 from typing import Any, ClassVar
 
-from sqlalchemy import Select, select, text
+from sqlalchemy import BigInteger, Select, bindparam, select, text
 from sqlalchemy.orm import Session
 
 from adapters.sqla import driver
@@ -23,7 +23,7 @@ from adapters.sqla.repositories.bookings._mapping import (
 )
 from adapters.sqla.repositories.bookings._statements import BLOCKS_AT, HOLD_LAPSED, INSERT, LOCK_BOOKING
 from booking_core.availability import BookedSlot
-from booking_core.booking import Booking
+from booking_core.booking import Booking, BookingStatus
 from booking_core.claims import Accept, ClaimCheck, Neighbourhood, expired_hold
 from booking_core.errors import NotFound, SlotUnavailable
 from booking_core.ports.repositories import BookingQuery
@@ -102,6 +102,28 @@ class SqlaBookings:
         return [
             TimeRange(start, end) for start, end in self._session.connection().execute(self._LIVE, params)
         ]
+
+    def overlapping(
+        self,
+        resource_ids: Collection[int],
+        span: TimeRange,
+        *,
+        statuses: Collection[BookingStatus] | None = None,
+    ) -> builtins.list[Booking]:
+        # (resource_id, start_at) finds them; one statement for every resource, ids bound as BIGINT
+        ids = bindparam("resource_ids", builtins.list(resource_ids), expanding=True, type_=BigInteger)
+        stmt = (
+            select(BookingRow)
+            .where(
+                BookingRow.resource_id.in_(ids),
+                BookingRow.start_at < span.end,
+                BookingRow.end_at > span.start,
+            )
+            .order_by(BookingRow.start_at, BookingRow.id)
+        )
+        if statuses is not None:
+            stmt = stmt.where(BookingRow.status.in_([s.value for s in statuses]))
+        return [booking_to_domain(row) for row in self._session.scalars(stmt)]
 
     def _settle(
         self,

@@ -12,12 +12,17 @@ from litestar import Router
 
 from entrypoints.http.openapi import STAFF_ONLY
 from entrypoints.http.operator_auth import staff_required
-from entrypoints.http.routes.operator import bookings, me
+from entrypoints.http.routes.operator import blocks, bookings, day, me
 
 router = Router(
     path="/operator",
     guards=[staff_required],
-    route_handlers=[*me.handlers, *bookings.handlers],
+    route_handlers=[
+        *me.handlers,
+        *day.handlers,
+        *blocks.handlers,
+        *bookings.handlers,
+    ],
     tags=["operator"],
     security=STAFF_ONLY,
 )
