@@ -386,3 +386,25 @@ def test_the_customer_is_mailed_the_staff_booking_and_the_move(api: Api) -> None
     messages = mailed(api, "walk.in@example.com")
     assert len(messages) == 2
     assert all(created["reference_code"] in str(m.get_body()) for m in messages)
+
+
+def test_staff_bookings_and_moves_never_land_on_a_staff_block(api: Api) -> None:
+    block = {
+        "resource_ids": [api.resources["Court 2"]],
+        "start_datetime": "2026-06-02T14:00:00+02:00",
+        "end_datetime": "2026-06-02T16:00:00+02:00",
+        "reason": "event",
+    }
+    placed = api.client.post(
+        f"{OPERATOR}/venues/{api.venues['center-court']}/blocks/", json=block, headers=auth(DESK)
+    )
+    assert placed.status_code == 201, placed.text
+    blocked = ("2026-06-02T15:00:00+02:00", "2026-06-02T16:00:00+02:00")
+    assert (
+        _staff_book(api, MANAGER, expect=400, resource="Court 2", times=blocked, override_rules=True)
+        == SLOT_TAKEN
+    )
+    created = _staff_book(api, resource="Court 2")
+    onto = {"start_datetime": blocked[0], "end_datetime": blocked[1]}
+    refused = _act(api, created["id"], "move", MANAGER, {**onto, "override_rules": True})
+    assert (refused.status_code, refused.json()) == (400, SLOT_TAKEN)
