@@ -20,6 +20,7 @@ from booking_core.state_machine import Stage, stage_of
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.operator_bookings._common import (
     audit_booking,
+    booking_of,
     locked,
     resource_of,
     times_of,
@@ -60,11 +61,16 @@ def move_staff_booking(deps: Deps, staff: Staff | None, booking_id: str, cmd: Mo
         target = resource_of(uow, cmd.resource_id) if cmd.resource_id is not None else None
         if target is not None and target.venue.id != venue_id:
             raise NotFound("Resource not found.")  # another venue's resource reads as unknown (7.1)
-        booking = locked(uow, booking_id, resource_first=True)
+        span = booking_span(cmd.start, cmd.end)
+        before = booking_of(uow, booking_id)
+        resource = target or resource_of(uow, before.resource_id)
+        # The booking's resource exclusively first (UnitOfWork's order) only where the gap rule
+        # serializes claims of it; elsewhere the overlap constraint decides, as for a new booking.
+        serialized = neighbourhood(resource, span).serialized
+        booking = locked(uow, booking_id, resource_first=serialized and resource.id == before.resource_id)
+        resource = target or resource_of(uow, booking.resource_id)  # as locked: a move may have come between
         if stage_of(booking, now) not in {Stage.PENDING, Stage.CONFIRMED, Stage.PAID}:
             raise InvalidTransition(f"Cannot move a booking with status '{booking.as_of(now).status}'.")
-        resource = target or resource_of(uow, booking.resource_id)
-        span = booking_span(cmd.start, cmd.end)
         rule_set = OVERRIDE if cmd.override_rules else STAFF
         opening = validate_request(
             resource, span, participant_count=booking.participant_count, now=now, rule_set=rule_set
