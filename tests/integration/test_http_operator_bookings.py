@@ -6,6 +6,7 @@ The clock stands at Monday 2026-06-01 08:00 in Berlin; Court 1 has the gap rule 
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -408,3 +409,30 @@ def test_staff_bookings_and_moves_never_land_on_a_staff_block(api: Api) -> None:
     onto = {"start_datetime": blocked[0], "end_datetime": blocked[1]}
     refused = _act(api, created["id"], "move", MANAGER, {**onto, "override_rules": True})
     assert (refused.status_code, refused.json()) == (400, SLOT_TAKEN)
+
+
+def test_a_payment_taken_at_the_venue_is_handed_back_at_the_desk(api: Api) -> None:
+    registered = api.client.post(
+        "/api/v1/client/users/register/",
+        json={"external_id": "u1", "email": "one@example.com"},
+        headers=auth(PARTNER),
+    )
+    assert registered.status_code == 201
+    created = book(api, PARTNER, "Court 1", *TOMORROW_10, headers={"X-User-External-ID": "u1"})
+    _act(api, created["id"], "confirm")
+    paid = _act(api, created["id"], "record-payment", body={"method": "cash"}).json()
+    part = _act(api, created["id"], "cancel", MANAGER, {"refund": "amount", "amount": "5.00"})
+    assert part.status_code == 200, part.text
+    assert part.json()["refund"] == {"amount": "5.00", "currency": "EUR"}
+    with api.services.deps.read() as uow:
+        (payment,) = uow.payments.for_booking(created["id"])
+        request = uow.refunds.get(payment.id)
+        booking = uow.bookings.get(created["id"])
+    assert payment.provider == paid["payment"]["provider"] == "venue"
+    assert request is not None
+    assert (request.attempts, request.accepted_at is not None) == (0, True)  # no provider was asked
+    assert payment.refunded_amount == Decimal("5.00")
+    assert booking is not None
+    assert booking.status.value == "refunded"
+    records = api.client.get("/api/v1/client/commissions/?month=2026-06", headers=auth(PARTNER)).json()
+    assert [(r["amount"], r["status"]) for r in records] == [("1.50", "open")]  # 10 % of the 15.00 kept

@@ -9,9 +9,12 @@ from booking_core.audit import AuditAction
 from booking_core.booking import CancellationReason
 from booking_core.catalog import Resource
 from booking_core.errors import ValidationFailed
-from booking_core.ports import UnitOfWork
+from booking_core.payments import VENUE_PROVIDER, Payment
+from booking_core.ports import PaymentEvent, UnitOfWork
 from booking_core.refund_choice import RefundChoice
 from booking_core.staff import Action, Staff
+from booking_core.state_machine import Event
+from booking_core.usecases.changes import kept_payment
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.operator_bookings._common import (
     audit_booking,
@@ -19,6 +22,7 @@ from booking_core.usecases.operator_bookings._common import (
     resource_of,
     venue_of_booking,
 )
+from booking_core.usecases.payments import apply_payment_event
 from booking_core.usecases.permissions import require
 from booking_core.usecases.venue_cancel import VenueCancellation, cancel_booking_for_venue
 
@@ -69,6 +73,7 @@ def cancel_staff_booking(
     with deps.uow() as uow:
         venue_id = venue_of_booking(uow, staff, booking_id, Action.OPERATE)
         resource = resource_of(uow, booking_of(uow, booking_id).resource_id)
+        paid_with = kept_payment(uow, booking_id)
     choice = parse_refund_choice(refund)
     if choice not in _DESK_REFUNDS:
         require(staff, Action.OVERRIDE, venue_id)
@@ -87,7 +92,30 @@ def cancel_staff_booking(
     cancelled = cancel_booking_for_venue(
         deps, booking_id, reason=cause, notes=notes, refund=choice, amount=money, before_commit=audited
     )
+    if paid_with is not None and paid_with.provider == VENUE_PROVIDER and cancelled.refund_amount > 0:
+        _handed_back_at_the_desk(deps, paid_with, cancelled.refund_amount)
     return StaffCancellation(cancellation=cancelled, resource=resource)
+
+
+def _handed_back_at_the_desk(deps: Deps, payment: Payment, amount: Decimal) -> None:
+    """Report the refund of a payment taken at the venue as given back, as a provider reports its
+    own: no provider is asked (:func:`~booking_core.usecases.refunds.send_refunds` leaves it), the
+    staff member hands the money back, and the state machine settles the booking and its commission."""
+    unit = deps.currencies.unit(payment.currency)
+    whole = amount >= payment.amount
+    apply_payment_event(
+        deps,
+        PaymentEvent(
+            id=f"{payment.payment_intent_id}-refund",
+            kind=Event.REFUND_REPORTED if whole else Event.PARTIAL_REFUND_REPORTED,
+            payment_intent_id=payment.payment_intent_id,
+            booking_id=payment.booking_id,
+            amount_minor=unit.to_minor(payment.amount),
+            currency=payment.currency,
+            label="venue.refund",
+            refunded_minor=unit.to_minor(amount),
+        ),
+    )
 
 
 def parse_refund_choice(refund: str) -> RefundChoice:

@@ -10,7 +10,7 @@ from typing import Any
 from booking_core.audit import AuditAction
 from booking_core.booking import Booking, PaymentMethod
 from booking_core.errors import InvalidTransition, ValidationFailed
-from booking_core.payments import Payment
+from booking_core.payments import VENUE_PROVIDER, Payment, venue_intent_id
 from booking_core.ports import UnitOfWork
 from booking_core.staff import Action, Staff
 from booking_core.state_machine import Event, Stage, decide, stage_of
@@ -142,8 +142,8 @@ def _venue_payment(deps: Deps, booking: Booking, now: datetime) -> Payment:
     return Payment(
         id=payment_id,
         booking_id=booking.id,
-        provider="venue",
-        payment_intent_id=f"venue-{payment_id}",
+        provider=VENUE_PROVIDER,
+        payment_intent_id=venue_intent_id(payment_id),
         client_secret="",
         amount=booking.total_price,
         currency=booking.currency,
