@@ -436,3 +436,39 @@ def test_a_payment_taken_at_the_venue_is_handed_back_at_the_desk(api: Api) -> No
     assert booking.status.value == "refunded"
     records = api.client.get("/api/v1/client/commissions/?month=2026-06", headers=auth(PARTNER)).json()
     assert [(r["amount"], r["status"]) for r in records] == [("1.50", "open")]  # 10 % of the 15.00 kept
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        [],
+        "text",
+        {"customer": "anna@example.com"},
+        {"resource": 2**63},
+        {"resource": 2**64},
+        {"price": "99999999999.00", "override_rules": True},
+        {"price": "1e5"},
+        {"participant_count": 0},
+        {"start_datetime": "9999-06-02T10:00:00+02:00"},
+        {"customer": {"user_id": "x" * 300}},
+        {"customer": {"email": "a@example.com", "first_name": "line\nbreak"}},
+    ],
+)
+def test_odd_bodies_are_4xx_never_5xx(api: Api, body: Any) -> None:
+    payload = _body(api) | body if isinstance(body, dict) else body
+    answer = api.client.post(BOOKINGS, json=payload, headers=auth(MANAGER))
+    assert 400 <= answer.status_code < 500, answer.text
+    created = _staff_book(api)
+    for action, odd in (
+        ("move", {"start_datetime": "2026-06-02T10:00:00+02:00"}),
+        ("move", {"resource": None, "start_datetime": 5, "end_datetime": "x"}),
+        ("cancel", {"refund": "amount", "amount": "12.345"}),
+        ("cancel", {"refund": "amount"}),
+        ("cancel", []),
+        ("record-payment", {}),
+        ("record-payment", {"method": 5}),
+    ):
+        answer = _act(api, created["id"], action, MANAGER, odd)
+        assert 400 <= answer.status_code < 500, (action, odd, answer.text)
+    for path in ("not-a-uuid", "00000000-0000-4000-8000-000000000009"):
+        assert _act(api, path, "check-in").status_code == 404
