@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -239,11 +240,11 @@ def test_a_partial_refund_sends_its_amount_as_stripe_writes_it_once_per_key(fake
     )
     fake.succeed(euros.id)
     fake.succeed(kronur.id)
-    first = gateway.refund(euros.id, idempotency_key="refund-e", amount_minor=1250, currency="EUR")
-    again = gateway.refund(euros.id, idempotency_key="refund-e", amount_minor=1250, currency="EUR")
-    gateway.refund(kronur.id, idempotency_key="refund-k", amount_minor=1200)  # the intent's currency
+    first = gateway.refund(euros.id, idempotency_key="refund-e", amount=Decimal("12.50"), currency="EUR")
+    again = gateway.refund(euros.id, idempotency_key="refund-e", amount=Decimal("12.50"), currency="EUR")
+    gateway.refund(kronur.id, idempotency_key="refund-k", amount=Decimal(1200))  # the intent's currency
     assert first == again
     assert [r.params.get("amount") for r in fake.posts("/v1/refunds")] == ["1250", "1250", "120000"]
     assert [r["amount"] for r in fake.refunds.values()] == [1250, 120000]  # one refund per key
     with pytest.raises(PaymentProviderError, match="refused"):  # more than is left of the payment
-        gateway.refund(euros.id, idempotency_key="refund-e-2", amount_minor=1751, currency="EUR")
+        gateway.refund(euros.id, idempotency_key="refund-e-2", amount=Decimal("17.51"), currency="EUR")

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from booking_core.booking import CancellationReason
+from booking_core.errors import InvalidTransition
 from booking_core.memory import FixedClock
 from booking_core.refund_choice import RefundChoice
 from booking_core.usecases.deps import Deps
@@ -147,3 +148,35 @@ def test_a_venue_keeping_the_payment_sends_nothing(api: Api, fake: FakeStripe) -
     assert (found["status"], found["payment"]["status"]) == ("cancelled", "succeeded")  # type: ignore[index]
     commissions = api.client.get(f"{CLIENT}/commissions/?month=2026-06", headers=auth(PARTNER)).json()
     assert [c["status"] for c in commissions] == ["open"]  # the venue keeps the money, the client its share
+
+
+def test_concurrent_venue_cancels_of_one_booking_one_wins_one_refund(api: Api, fake: FakeStripe) -> None:
+    booking_id, intent_id = paid_booking(api, fake)
+    deps = api.services.deps
+    start, answers = threading.Barrier(4), []
+
+    def cancel(amount: str) -> None:
+        start.wait()
+        try:
+            done = cancel_booking_for_venue(
+                deps,
+                booking_id,
+                reason=CancellationReason.OTHER,
+                refund=RefundChoice.AMOUNT,
+                amount=Decimal(amount),
+            )
+            answers.append(str(done.refund_amount))
+        except InvalidTransition as refused:
+            answers.append(refused.message)
+
+    staff = [threading.Thread(target=cancel, args=(amount,)) for amount in ("5.00", "6.00", "7.00", "8.00")]
+    for thread in staff:
+        thread.start()
+    for thread in staff:
+        thread.join()
+    won = [a for a in answers if not a.startswith("Cannot")]
+    assert len(won) == 1, answers
+    assert answers.count("Cannot cancel a booking with status 'cancelled'.") == 3
+    [refund] = fake.posts("/v1/refunds")
+    assert refund.params["amount"] == str(int(Decimal(won[0]) * 100))
+    assert fake.intents[intent_id]["amount_refunded"] == int(Decimal(won[0]) * 100)

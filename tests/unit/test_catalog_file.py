@@ -424,7 +424,7 @@ CASES: list[tuple[Callable[[dict[str, Any]], None], str]] = [
         f'{P0}.schedules[0].time_slots[0].start_time: must be a time "HH:MM:SS"',
     ),
     (_set("clients.0.iban", "DE89"), "clients[0].iban: must be an IBAN such as DE89370400440532013000"),
-    (_set("extra", 1), "extra: unknown key (expected one of: venues, users, clients)"),
+    (_set("extra", 1), "extra: unknown key (expected one of: venues, users, clients, staff)"),
 ]
 
 

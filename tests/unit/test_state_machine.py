@@ -283,8 +283,12 @@ def reachable(world: World, deadline: int, time_free: bool, steps: int) -> list[
 
 
 @pytest.mark.parametrize(("start_in", "deadline"), SCENARIOS)
-@pytest.mark.parametrize("time_free", [True, False])
-@pytest.mark.parametrize("venue_refund", VENUE_CHOICES)
+# whether a lapsed hold's time is still free matters to a late payment, whatever the venue would give
+# back: the venue's other choices are checked with a free time only, to keep the test quick
+@pytest.mark.parametrize(
+    ("time_free", "venue_refund"),
+    [(True, None), (False, None), *((True, choice) for choice in VENUE_CHOICES if choice is not None)],
+)
 def test_every_pair_of_events_commutes_from_every_reachable_state(
     start_in: int, deadline: int, time_free: bool, venue_refund: Decimal | None
 ) -> None:

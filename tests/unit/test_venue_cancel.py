@@ -124,7 +124,7 @@ def test_part_of_the_payment_goes_back_once_and_the_booking_is_refunded_when_it_
     assert done.booking.cancellation_reason is WEATHER
     assert (gateway.refunds, gateway.refund_amounts) == (
         [store.tables.payments[done.refunds[0].payment_id].payment_intent_id],
-        [1500],
+        [Decimal("15.00")],
     )
     assert store.tables.refunds[done.refunds[0].payment_id].amount == Decimal("15.00")
     assert commission_of(store, booking_id) == [
@@ -201,6 +201,10 @@ def test_unpaid_live_bookings_are_cancelled_with_nothing_to_give_back(
     assert (done.booking.status, done.refund_amount) == (BookingStatus.CANCELLED, Decimal("0.00"))
     with pytest.raises(InvalidTransition, match="status 'cancelled'"):
         cancel_booking_for_venue(deps, pending.booking.id, reason=WEATHER, refund=RefundChoice.FULL)
+    with pytest.raises(InvalidTransition, match="status 'cancelled'"):  # the status first, then the amount
+        cancel_booking_for_venue(
+            deps, pending.booking.id, reason=WEATHER, refund=RefundChoice.AMOUNT, amount=Decimal("1")
+        )
     with pytest.raises(NotFound):
         cancel_booking_for_venue(deps, "nope", reason=WEATHER, refund=RefundChoice.FULL)
 

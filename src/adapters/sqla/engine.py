@@ -14,6 +14,8 @@ from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 POSTGRES_CONNECT_TIMEOUT_S = 5
 READ_ONLY_OPTION = "booking_read_only"
+#: The SQL function of SQLite connections that lower-cases all of Unicode, not ASCII alone.
+UNICODE_LOWER = "unicode_lower"
 #: A pooled connection that sat unused this long is pinged before it is handed out again.
 PING_AFTER_IDLE_S = 10.0
 _RETURNED_AT = "booking.returned_at"
@@ -129,6 +131,9 @@ def _sqlite_engine(target: URL, *, busy_timeout_ms: int, **options: Any) -> Engi
             cursor.execute("PRAGMA journal_mode=WAL")
         finally:
             cursor.close()
+        # SQLite's lower() folds ASCII only; text compared without regard to case (the staff's
+        # bookings search) folds as PostgreSQL's lower() does
+        dbapi_connection.create_function(UNICODE_LOWER, 1, _unicode_lower, deterministic=True)
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
@@ -139,6 +144,10 @@ def _sqlite_engine(target: URL, *, busy_timeout_ms: int, **options: Any) -> Engi
         connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
     return engine
+
+
+def _unicode_lower(value: object) -> object:
+    return value.lower() if isinstance(value, str) else value
 
 
 def read_only_engine(engine: Engine) -> Engine:

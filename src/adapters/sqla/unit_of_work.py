@@ -33,6 +33,7 @@ from adapters.sqla.repositories import (
 )
 from adapters.sqla.repositories.availability import SqlaAvailabilityReads
 from adapters.sqla.repositories.bookings import SqlaBookings, bookings_for
+from adapters.sqla.repositories.reports import SqlaVenueReports
 from booking_core.errors import StorageUnavailable
 from booking_core.ports import (
     AccountCodes,
@@ -53,6 +54,7 @@ from booking_core.ports import (
     UserMappings,
     Users,
     VenueMappings,
+    VenueReports,
 )
 
 _OUTBOX_NAMES = ("outbox", "outbox_queue")
@@ -73,6 +75,7 @@ _ON_SESSION: dict[str, Callable[[Session], object]] = {
     "outbox": SqlaOutbox,
     "outbox_queue": SqlaOutbox,
     "idempotency": SqlaIdempotencyRecords,
+    "reports": SqlaVenueReports,
     "staff": SqlaStaffRoles,
     "audit": SqlaAuditLog,
     "blocks": SqlaBlocks,
@@ -110,6 +113,7 @@ class SqlaUnitOfWork:
     staff: StaffRoles
     audit: AuditLog
     availability: AvailabilityReads
+    reports: VenueReports
     #: The same outbox with the worker's side (``claim_due``, ``mark_sent``, ...: ``OutboxQueue``).
     outbox_queue: SqlaOutbox
 

@@ -24,9 +24,10 @@ from booking_core.claims import Accept, ClaimCheck, Neighbourhood, expired_hold
 from booking_core.commission import Commission, CommissionStatus
 from booking_core.errors import BadRequest, SlotUnavailable
 from booking_core.memory._renamed import old_name
+from booking_core.memory.search import search
 from booking_core.payments import Payment, RefundRequest
 from booking_core.payout import PayoutBatch, PayoutStatus
-from booking_core.ports import BookingQuery, IdempotencyRecord, ResourceQuery
+from booking_core.ports import BookingQuery, IdempotencyRecord, ResourceQuery, SearchKey, StaffBookingQuery
 from booking_core.timerange import TimeRange
 
 
@@ -72,10 +73,17 @@ class InMemoryResources:
 
 
 class InMemoryBookings:
-    """Bookings by id."""
+    """Bookings by id; the search reads the users and resources given too."""
 
-    def __init__(self, rows: dict[str, Booking]) -> None:
+    def __init__(
+        self,
+        rows: dict[str, Booking],
+        users: dict[str, User] | None = None,
+        resources: dict[int, Resource] | None = None,
+    ) -> None:
         self._rows = rows
+        self._users = users if users is not None else {}
+        self._resources = resources if resources is not None else {}
 
     def add(self, booking: Booking) -> None:
         self._rows[booking.id] = booking
@@ -190,6 +198,14 @@ class InMemoryBookings:
 
         found = sorted(filter(keep, self._rows.values()), key=lambda b: (b.start, b.id), reverse=now is None)
         return _page(found, limit, offset)
+
+    def search(self, query: StaffBookingQuery, *, limit: int, offset: int) -> builtins.list[Booking]:
+        return _page(search(query, self._rows.values(), self._users, self._resources), limit, offset)
+
+    def search_after(
+        self, query: StaffBookingQuery, after: SearchKey | None, *, limit: int
+    ) -> builtins.list[Booking]:
+        return search(query, self._rows.values(), self._users, self._resources, after)[:limit]
 
     def expired_holds(self, now: datetime, resource_id: int | None = None) -> builtins.list[Booking]:
         return [

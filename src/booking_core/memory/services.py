@@ -7,6 +7,7 @@ import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
 from booking_core.errors import BadRequest, PaymentProviderError
 from booking_core.memory._renamed import old_name
@@ -89,8 +90,8 @@ class InMemoryPaymentGateway:
     intents: dict[str, ProviderIntent] = field(default_factory=dict)
     #: Intents refunded, in order, once per idempotency key (as the provider does).
     refunds: list[str] = field(default_factory=list)
-    #: The amount of each refund in ``refunds`` (minor units; None: all of it).
-    refund_amounts: list[int | None] = field(default_factory=list)
+    #: The amount of each refund in ``refunds`` (None: all of it).
+    refund_amounts: list[Decimal | None] = field(default_factory=list)
     refund_calls: int = 0
     _by_key: dict[str, str] = field(default_factory=dict)
     _refund_ids: dict[str, str] = field(default_factory=dict)
@@ -140,18 +141,18 @@ class InMemoryPaymentGateway:
         intent_id: str,
         *,
         idempotency_key: str,
-        amount_minor: int | None = None,
+        amount: Decimal | None = None,
         currency: str | None = None,
     ) -> str:
-        """Refund in full (or ``amount_minor`` of it), once per idempotency key."""
+        """Refund in full (or ``amount`` of it), once per idempotency key."""
         self.refund_calls += 1
         if self.fail or self.fail_refunds:
             raise PaymentProviderError("The payment provider is unavailable.")
-        if amount_minor is not None and amount_minor <= 0:
+        if amount is not None and amount <= 0:
             raise PaymentProviderError("The payment provider refuses a refund that is not positive.")
         if idempotency_key not in self._refund_ids:
             self.refunds.append(intent_id)
-            self.refund_amounts.append(amount_minor)
+            self.refund_amounts.append(amount)
             self._refund_ids[idempotency_key] = f"re_sandbox_{len(self.refunds):06d}"
         return self._refund_ids[idempotency_key]
 

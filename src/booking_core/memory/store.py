@@ -21,6 +21,7 @@ from booking_core.memory.account_codes import InMemoryAccountCodes
 from booking_core.memory.blocks import InMemoryBlocks
 from booking_core.memory.outbox import InMemoryOutbox
 from booking_core.memory.reads import InMemoryAvailabilityReads
+from booking_core.memory.reports import InMemoryVenueReports
 from booking_core.memory.repositories import (
     InMemoryBookings,
     InMemoryClients,
@@ -110,7 +111,7 @@ class InMemoryUnitOfWork:
     def _bind(self) -> None:
         t = self._tables
         self.resources = InMemoryResources(t.resources)
-        self.bookings = InMemoryBookings(t.bookings)
+        self.bookings = InMemoryBookings(t.bookings, t.users, t.resources)
         self.blocks = InMemoryBlocks(t.resources)
         self.availability = InMemoryAvailabilityReads(
             self.resources, self.bookings, lambda: self._tables.generation
@@ -127,6 +128,7 @@ class InMemoryUnitOfWork:
         self.refunds = InMemoryRefunds(t.refunds)
         self.outbox = self.outbox_queue = InMemoryOutbox(t.outbox)
         self.idempotency = InMemoryIdempotency(t.idempotency)
+        self.reports = InMemoryVenueReports(t.bookings, t.payments)
         self.staff = InMemoryStaffRoles(t.staff_roles)
         self.audit = InMemoryAuditLog(t.audit)
 

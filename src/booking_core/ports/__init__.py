@@ -9,6 +9,7 @@ from booking_core.ports.notifier import Notifier, Notifiers
 from booking_core.ports.payouts import PayoutFiles
 from booking_core.ports.reads import AvailabilityReads, CatalogRevision, DataVersion, DataVersions
 from booking_core.ports.refunds import Refunds
+from booking_core.ports.reports import VenueReports
 from booking_core.ports.repositories import (
     BookingQuery,
     Bookings,
@@ -18,10 +19,13 @@ from booking_core.ports.repositories import (
     ResourceMappings,
     ResourceQuery,
     Resources,
+    SearchKey,
+    StaffBookingQuery,
     Tokens,
     UserMappings,
     Users,
     VenueMappings,
+    VenueSpan,
 )
 from booking_core.ports.services import (
     Clock,
@@ -70,10 +74,14 @@ __all__ = [
     "ResourceMappings",
     "ResourceQuery",
     "Resources",
+    "SearchKey",
+    "StaffBookingQuery",
     "StaffRoles",
     "Tokens",
     "UnitOfWork",
     "UserMappings",
     "Users",
     "VenueMappings",
+    "VenueReports",
+    "VenueSpan",
 ]

@@ -52,6 +52,34 @@ class BookingQuery:
     only_client_bookings: bool = False
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VenueSpan:
+    """The instants of some venues' local dates: one span per timezone, as the use case works it out."""
+
+    venue_ids: frozenset[int]
+    span: TimeRange
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StaffBookingQuery:
+    """Filters of the staff's bookings search (CONTRACT 7.4); None means "any".
+
+    ``venue_ids``: bookings of these venues' resources only (None: of every venue). ``starts``: when
+    given, only bookings starting in the span of their venue's entry (a venue without one: none).
+    ``text``: a part of the reference code, the customer's email or name, any case.
+    """
+
+    venue_ids: frozenset[int] | None = None
+    resource_id: int | None = None
+    starts: tuple[VenueSpan, ...] | None = None
+    status: BookingStatus | None = None
+    text: str | None = None
+
+
+#: Where a bookings search stands: the (start, id) of the last booking read.
+SearchKey = tuple[datetime, str]
+
+
 class Resources(Protocol):
     """Read access to the catalog, and the per-resource lock that serializes booking."""
 
@@ -158,6 +186,17 @@ class Bookings(Protocol):
 
     def list(self, query: BookingQuery, *, limit: int, offset: int) -> builtins.list[Booking]:
         """At most ``limit`` bookings matching ``query`` from ``offset``, in its order (ties by id)."""
+
+    def search(self, query: StaffBookingQuery, *, limit: int, offset: int) -> builtins.list[Booking]:
+        """At most ``limit`` bookings matching ``query`` from ``offset``, latest start first (ties by
+        id, highest first)."""
+
+    def search_after(
+        self, query: StaffBookingQuery, after: SearchKey | None, *, limit: int
+    ) -> builtins.list[Booking]:
+        """The next ``limit`` bookings in :meth:`search`'s order after the one at ``after`` (from the
+        first when None): a whole result read chunk by chunk, each on its own statement, without an
+        offset to skip and unchanged by bookings added since on the chunks already read."""
 
     def expired_holds(self, now: datetime, resource_id: int | None = None) -> builtins.list[Booking]:
         """Pending bookings whose hold lapsed at or before ``now``."""

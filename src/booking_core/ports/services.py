@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
 from typing import Any, Protocol
 
 from booking_core.outbox import EMAIL_KIND, MailTemplate
@@ -113,11 +114,12 @@ class PaymentGateway(Protocol):
         intent_id: str,
         *,
         idempotency_key: str,
-        amount_minor: int | None = None,
+        amount: Decimal | None = None,
         currency: str | None = None,
     ) -> str:
-        """Refund a succeeded intent, in full or (``amount_minor`` ISO 4217 minor units of ``currency``)
-        in part; returns the refund id. The same key refunds once, however often it is sent."""
+        """Refund a succeeded intent in full, or ``amount`` of it in part (in ``currency``, the
+        payment's, whose minor unit the provider is sent it in); returns the refund id. The same key
+        refunds once, however often it is sent."""
 
     def read_delivery(self, payload: bytes, headers: Mapping[str, str], now: datetime) -> PaymentEvent | None:
         """The event one webhook delivery carries, once its signature is verified.

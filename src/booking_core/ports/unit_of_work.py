@@ -11,6 +11,7 @@ from booking_core.ports.idempotency import IdempotencyRecords
 from booking_core.ports.mail import OutboxQueue
 from booking_core.ports.reads import AvailabilityReads
 from booking_core.ports.refunds import Refunds
+from booking_core.ports.reports import VenueReports
 from booking_core.ports.repositories import (
     Bookings,
     Clients,
@@ -139,6 +140,10 @@ class UnitOfWork(Protocol):
     @property
     def availability(self) -> AvailabilityReads:
         """The reads availability is computed from, with their version."""
+
+    @property
+    def reports(self) -> VenueReports:
+        """The venue report's sums over the bookings."""
 
     def catalog_revision(self) -> int | None:
         """The catalog's revision in this transaction (:class:`~booking_core.ports.CatalogRevision`):

@@ -178,7 +178,7 @@ def _pick(
 def _asked_part_back(payment: Payment) -> bool:
     """A refund of part of ``payment`` is pending, and the provider reports at least that part back."""
     asked = payment.refund_asked
-    pending = payment.status is PaymentStatus.REFUND_PENDING and asked is not None
+    pending = payment.status is PaymentStatus.REFUND_PENDING
     return pending and asked is not None and payment.refunded_amount >= asked
 
 

@@ -99,7 +99,7 @@ class Fact(enum.StrEnum):
     STARTED = "the booking has started"
     ENDED = "the booking has ended"
     TIME_FREE = "its time is ahead and free"
-    PAYMENT_KEPT = "it is the payment the booking keeps"
+    PAYMENT_KEPT = "it is the payment the booking keeps (all or part of it)"
     PAID_BEFORE = "the booking holds another payment"
     REFUND_ALL = "all of it is to go back"
     REFUND_NONE = "none of it is to go back"
@@ -122,8 +122,8 @@ _NO_SHOW = When(Fact.STARTED, Outcome.NO_SHOW, Outcome.REFUSE_LATE)
 _COMPLETE = When(Fact.ENDED, Outcome.COMPLETE, Outcome.IGNORE)
 _REFUND_OF_KEPT = When(Fact.PAYMENT_KEPT, Outcome.MARK_REFUNDED, Outcome.RECORD_REFUND)
 _LATE_PAYMENT = When(Fact.PAID_BEFORE, Outcome.REFUND, Outcome.KEEP_PAYMENT)
-# a partial refund never changes the booking's status (CONTRACT 5, 9.2); the commission follows only
-# the money the booking keeps
+# a partial refund the provider reports of its own accord never changes the booking's status
+# (CONTRACT 5, 9.2); the commission follows only the money the booking keeps
 _PARTIAL_REFUND = When(Fact.PAYMENT_KEPT, Outcome.REDUCE, Outcome.RECORD_PARTIAL_REFUND)
 # the venue asked for part of the payment back: its report ends the booking ``refunded`` (CONTRACT 9.2)
 _ASKED_PART = When(Fact.ASKED_PART_BACK, Outcome.MARK_PART_REFUNDED, _PARTIAL_REFUND)

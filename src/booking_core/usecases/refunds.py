@@ -49,13 +49,10 @@ def _attempt(deps: Deps, payment_id: str) -> bool:
         return False
     request, currency = claimed
     try:
-        amount_minor = None
-        if request.amount is not None:
-            amount_minor = deps.currencies.unit(currency).to_minor(request.amount)
         refund_id = deps.payments.refund(
             request.payment_intent_id,
             idempotency_key=request.idempotency_key,
-            amount_minor=amount_minor,
+            amount=request.amount,
             currency=currency,
         )
     except PaymentProviderError as error:

@@ -126,6 +126,13 @@ def _decided(
         raise NotFound("Booking not found.")
     kept = kept_payment(uow, booking.id)
     at = circumstances(uow, booking, now)
+    refused = decide(
+        booking, Event.VENUE_CANCEL, at, payment=kept, cancel=CancelRequest(reason=reason, notes=notes)
+    )
+    if (
+        refused.refusal is not None
+    ):  # a booking that is not live is refused naming its status, whatever the choice
+        return booking, kept, refused, Decimal(0)
     unit = deps.currencies.unit(booking.currency)
     chosen = chosen_refund(
         refund,

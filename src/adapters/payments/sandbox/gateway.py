@@ -16,6 +16,7 @@ import hmac
 import re
 from collections.abc import Mapping
 from datetime import datetime
+from decimal import Decimal
 
 from adapters.payments.sandbox.signature import verify
 from adapters.payments.stripe.amounts import stripe_currencies
@@ -92,18 +93,19 @@ class SandboxGateway:
         intent_id: str,
         *,
         idempotency_key: str,
-        amount_minor: int | None = None,
+        amount: Decimal | None = None,
         currency: str | None = None,
     ) -> str:
-        """Refund in full, or ``amount_minor`` of the intent's amount; the id is stable per idempotency
-        key, like the provider's."""
+        """Refund in full, or ``amount`` of the intent's amount (which its id carries, in minor units
+        of its currency); the id is stable per idempotency key, like the provider's."""
         found = _INTENT_ID.fullmatch(intent_id)
         if not intent_id.startswith("pi_sandbox_"):
             raise PaymentProviderError(f"The sandbox provider cannot refund intent {intent_id}.")
-        if amount_minor is not None and (
-            amount_minor <= 0 or (found is not None and amount_minor > int(found["amount"]))
-        ):
-            raise PaymentProviderError(
-                f"The sandbox provider cannot refund {amount_minor} of intent {intent_id}."
-            )
+        if amount is not None:
+            code = currency or (found["currency"] if found else "")
+            minor = self._currencies.unit(code).to_minor(amount)
+            if minor <= 0 or (found is not None and minor > int(found["amount"])):
+                raise PaymentProviderError(
+                    f"The sandbox provider cannot refund {amount} of intent {intent_id}."
+                )
         return f"re_sandbox_{self._derive('refund', idempotency_key)}"

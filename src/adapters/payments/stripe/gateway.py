@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 import stripe
@@ -102,19 +103,21 @@ class StripeGateway:
         intent_id: str,
         *,
         idempotency_key: str,
-        amount_minor: int | None = None,
+        amount: Decimal | None = None,
         currency: str | None = None,
     ) -> str:
-        """Refund a succeeded intent, in full or ``amount_minor`` (ISO minor units of ``currency``, the
-        intent's when not given) of it as Stripe's ``amount``; for a destination charge the transfer to
-        the connected account is reversed too (in proportion), so the venue gives back what it received."""
+        """Refund a succeeded intent, in full or ``amount`` of it (in ``currency``, the intent's when not
+        given), sent as Stripe's ``amount`` in the minor unit Stripe writes that currency in; for a
+        destination charge the transfer to the connected account is reversed too (in proportion), so
+        the venue gives back what it received."""
         with _provider_errors("refund a payment"):
             intent = self._client.v1.payment_intents.retrieve(
                 intent_id, options={"max_network_retries": self._retries}
             )
             params: dict[str, Any] = {"payment_intent": intent_id}
-            if amount_minor is not None:
-                params["amount"] = to_stripe(amount_minor, self._currencies.unit(currency or intent.currency))
+            if amount is not None:
+                unit = self._currencies.unit(currency or intent.currency)
+                params["amount"] = to_stripe(unit.to_minor(amount), unit)
             transfer = getattr(intent, "transfer_data", None)
             if transfer is not None and getattr(transfer, "destination", None):
                 params["reverse_transfer"] = True

@@ -52,6 +52,8 @@ class BookingRow(Base):
         _partial_index(
             "ix_bookings_client_id_start_at_id", "client_id", "start_at", "id", where="client_id IS NOT NULL"
         ),
+        # The staff's bookings search over every venue, latest start first (migration 0017).
+        Index(None, "start_at", "id"),
         # PostgreSQL only (btree_gist): no two blocking bookings of one resource may overlap, whatever
         # the application does. On SQLite, BEGIN IMMEDIATE serializes the check-then-insert instead.
         ExcludeConstraint(

@@ -19,7 +19,7 @@ waits for the booking's commit and then finds it. SQLite has one writer at a tim
 trigger with ``RAISE(ABORT)`` decides the same.
 
 Revision ID: 0018
-Revises: 0016 (0017 once the report part of issue 25 is merged)
+Revises: 0017
 Create Date: 2026-11-27
 """
 
@@ -31,7 +31,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0018"
-down_revision = "0016"
+down_revision = "0017"
 branch_labels = None
 depends_on = None
 

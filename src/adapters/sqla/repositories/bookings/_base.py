@@ -21,12 +21,13 @@ from adapters.sqla.repositories.bookings._mapping import (
     booking_values,
     slot,
 )
+from adapters.sqla.repositories.bookings._search import search_statement
 from adapters.sqla.repositories.bookings._statements import BLOCKS_AT, HOLD_LAPSED, INSERT, LOCK_BOOKING
 from booking_core.availability import BookedSlot
 from booking_core.booking import Booking, BookingStatus
 from booking_core.claims import Accept, ClaimCheck, Neighbourhood, expired_hold
 from booking_core.errors import NotFound, SlotUnavailable
-from booking_core.ports.repositories import BookingQuery
+from booking_core.ports.repositories import BookingQuery, SearchKey, StaffBookingQuery
 from booking_core.timerange import TimeRange
 
 
@@ -34,10 +35,12 @@ from booking_core.timerange import TimeRange
 class SqlaBookings:
     """Bookings in the ``bookings`` table. ``add``/``save`` flush, so constraint errors surface at once.
 
-    A strategy per database sets the statements that differ (:attr:`_BLOCKED`, :attr:`_LIVE`,
-    :attr:`_NEAR`), the locks (:meth:`_lock_resource`, :meth:`_lock_resource_of`) and ``claim``.
+    A strategy per database sets its dialect's name (:attr:`_DIALECT`), the statements that differ
+    (:attr:`_BLOCKED`, :attr:`_LIVE`, :attr:`_NEAR`), the locks (:meth:`_lock_resource`,
+    :meth:`_lock_resource_of`) and ``claim``.
     """
 
+    _DIALECT: ClassVar[str]
     _BLOCKED: ClassVar[Select[Any]]
     _LIVE: ClassVar[Select[Any]]
     #: The slots in a blocking state (lapsed holds included) overlapping ``:start``..``:end``.
@@ -179,6 +182,16 @@ class SqlaBookings:
         if query.only_client_bookings:
             stmt = stmt.where(BookingRow.client_id.is_not(None))
         return [booking_to_domain(row) for row in self._session.scalars(stmt.limit(limit).offset(offset))]
+
+    def search(self, query: StaffBookingQuery, *, limit: int, offset: int) -> builtins.list[Booking]:
+        stmt = search_statement(self._DIALECT, query).limit(limit).offset(offset)
+        return [booking_to_domain(row) for row in self._session.scalars(stmt)]
+
+    def search_after(
+        self, query: StaffBookingQuery, after: SearchKey | None, *, limit: int
+    ) -> builtins.list[Booking]:
+        stmt = search_statement(self._DIALECT, query, after).limit(limit)
+        return [booking_to_domain(row) for row in self._session.scalars(stmt)]
 
     def expired_holds(self, now: datetime, resource_id: int | None = None) -> builtins.list[Booking]:
         stmt = (

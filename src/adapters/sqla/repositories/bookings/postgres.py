@@ -60,6 +60,7 @@ _OVERLAPS = and_(
 class PostgresBookings(SqlaBookings):
     """Bookings on PostgreSQL, where concurrent transactions lock rows and the constraint decides races."""
 
+    _DIALECT = "postgresql"
     _BLOCKED = blocked(_OVERLAPS)
     _LIVE = live(_OVERLAPS)
     _NEAR = in_blocking_state(_OVERLAPS)

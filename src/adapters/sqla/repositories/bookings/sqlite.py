@@ -31,6 +31,7 @@ _NEAR_SLOTS = in_blocking_state(and_(OVERLAPS, BLOCKING))
 class SqliteBookings(SqlaBookings):
     """Bookings on SQLite, where one writer at a time makes every claim's check and store one step."""
 
+    _DIALECT = "sqlite"
     _BLOCKED = blocked(OVERLAPS)
     _LIVE = live(OVERLAPS)
     _NEAR = _NEAR_SLOTS

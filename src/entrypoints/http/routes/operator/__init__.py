@@ -12,7 +12,7 @@ from litestar import Router
 
 from entrypoints.http.openapi import STAFF_ONLY
 from entrypoints.http.operator_auth import staff_required
-from entrypoints.http.routes.operator import blocks, bookings, day, me
+from entrypoints.http.routes.operator import blocks, bookings, day, me, report, search
 
 router = Router(
     path="/operator",
@@ -22,6 +22,8 @@ router = Router(
         *day.handlers,
         *blocks.handlers,
         *bookings.handlers,
+        *report.handlers,
+        *search.handlers,
     ],
     tags=["operator"],
     security=STAFF_ONLY,
