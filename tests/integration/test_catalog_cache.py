@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import time
+from datetime import UTC, datetime, time, timedelta
 from decimal import Decimal
 
 import pytest
@@ -113,5 +113,24 @@ def test_a_unit_of_work_reads_the_catalog_revision_once_until_it_writes_the_cata
         assert _selects(sent[before:], "FROM catalog_revision") == 1
         uow.session.scalars(select(ResourceRow).where(ResourceRow.id == 2)).one().name = "Court 9"
         uow.session.flush()
-        assert uow.resources.get(2).name == "Court 9"  # the write moved the revision: read again
-        assert _selects(sent[before:], "FROM catalog_revision") == 2
+        assert uow.resources.get(2).name == "Court 9"  # the write is seen in the unit of work,
+        # from the database: a unit of work that changed the catalog has no committed revision to
+        # compare with, so it neither takes from the cache nor fills it
+        assert _selects(sent[before:], "FROM catalog_revision") == 1
+
+
+def test_a_unit_of_work_that_changed_the_catalog_and_rolled_back_leaves_nothing_in_the_cache(
+    uow_factory: tuple[object, object],
+) -> None:
+    """Its revision was its own: had it cached under that number, the next commit of the same number
+    (a closure added elsewhere) would be served the resource without that closure."""
+    factory, engine = uow_factory
+    read(factory)
+    with factory() as uow:  # type: ignore[operator]
+        uow.blocks.lock([1])  # moves the revision, as placing a block does
+        assert uow.resources.get(1).unavailable_periods == ()  # read after its own change
+        uow.rollback()
+    start = datetime(2026, 6, 3, 8, tzinfo=UTC)
+    with Session(engine) as session, session.begin():  # one flush: the revision moves by one
+        session.add(UnavailablePeriodRow(resource_id=1, start_at=start, end_at=start + timedelta(hours=2)))
+    assert [p.start for p in read(factory).unavailable_periods] == [start]  # type: ignore[attr-defined]

@@ -11,7 +11,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from sqlalchemy import insert, select, text, update
+from sqlalchemy import event, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from adapters.catalog import validate_catalog, write_catalog
@@ -377,3 +377,57 @@ def test_the_day_sheet_defaults_to_today_and_offers_short_notice_time(api: Api) 
     assert sheet["date"] == "2026-06-01"  # 02:00 in New York
     (padel,) = sheet["resources"]
     assert padel["free"][0]["start_time"] == "08:00:00"
+
+
+def test_the_block_list_is_paged(api: Api) -> None:
+    for hour in (8, 10, 12):
+        court_block(api, at(hour), at(hour + 1), "Court 2")
+    first = api.client.get(blocks_path(api), params={"from": DAY, "to": DAY, "limit": 2}, headers=auth(DESK))
+    assert [b["start_datetime"] for b in first.json()] == [at(8), at(10)]
+    following = first.headers["Link"].split(">")[0].lstrip("<")
+    assert "offset=2" in following
+    rest = api.client.get(
+        blocks_path(api), params={"from": DAY, "to": DAY, "limit": 2, "offset": 2}, headers=auth(DESK)
+    )
+    assert ([b["start_datetime"] for b in rest.json()], rest.headers.get("Link")) == ([at(12)], None)
+
+
+def test_ids_beyond_any_row_are_404_not_errors(api: Api) -> None:
+    body = {"start_datetime": at(8), "end_datetime": at(9)}
+    huge = 2**63 - 1
+    assert place(api, ADMIN, expect=404, resource_ids=[huge], **body) == {"detail": "Not found."}
+    for path in (f"venues/{huge}/blocks/", f"venues/{2**63}/blocks/", "venues/+1/blocks/"):
+        assert api.client.post(f"{OPERATOR}/{path}", json=body, headers=auth(ADMIN)).status_code == 404
+    for block in (huge, 2**31, 2**64):
+        assert api.client.delete(f"{OPERATOR}/blocks/{block}/", headers=auth(ADMIN)).status_code == 404
+    assert api.client.get(f"{OPERATOR}/venues/{huge}/day/", headers=auth(ADMIN)).status_code == 404
+
+
+def test_the_day_sheet_reads_once_per_kind_however_many_bookings(api: Api) -> None:
+    def statements_of_a_day_sheet() -> int:
+        sent: list[str] = []
+
+        def count(*args: Any) -> None:
+            sent.append(args[2])
+
+        event.listen(api.services.engine, "before_cursor_execute", count)
+        try:
+            answer = api.client.get(
+                f"{OPERATOR}/venues/{api.venues['center-court']}/day/",
+                params={"date": DAY},
+                headers=auth(DESK),
+            )
+        finally:
+            event.remove(api.services.engine, "before_cursor_execute", count)
+        assert answer.status_code == 200, answer.text
+        return len(sent)
+
+    book(api, ANNA, "Court 1", at(8), at(9))
+    book(api, BEN, "Court 2", at(8), at(9))
+    statements_of_a_day_sheet()  # the catalog cached, as in a running server
+    few = statements_of_a_day_sheet()
+    assert few >= 3  # venue, resources, bookings, their users and payments
+    for hour in (11, 14):
+        book(api, ANNA, "Court 1", at(hour), at(hour + 1))
+        book(api, BEN, "Court 2", at(hour), at(hour + 1))
+    assert statements_of_a_day_sheet() == few

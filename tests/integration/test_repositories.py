@@ -40,6 +40,8 @@ from booking_core.accounts import (
 )
 from booking_core.booking import Booking, BookingStatus, CancellationReason
 from booking_core.catalog import (
+    BlockReason,
+    BlockSource,
     DynamicPricing,
     PriceUnit,
     Resource,
@@ -171,12 +173,13 @@ def _ids(items: Sequence[Booking | OutboxMessage | OutboxEntry]) -> list[str]:
 
 
 def _strip_ids(resource: Resource) -> Resource:
-    """The resource with database-assigned ids of schedules, slots and periods removed."""
+    """The resource with database-assigned ids of schedules, slots and periods removed (and the
+    periods' resource id, which the databases fill in)."""
     schedules = tuple(
         replace(s, id=None, time_slots=tuple(replace(t, id=None) for t in s.time_slots))
         for s in resource.schedules
     )
-    periods = tuple(replace(p, id=None) for p in resource.unavailable_periods)
+    periods = tuple(replace(p, id=None, resource_id=None) for p in resource.unavailable_periods)
     return replace(resource, schedules=schedules, unavailable_periods=periods)
 
 
@@ -231,6 +234,66 @@ def test_resource_round_trips_with_schedules_slots_and_periods(backend: Backend)
     assert loaded.tz == BERLIN
     assert loaded.unavailable_periods[0].start.tzinfo is not None
     assert [s.specific_date for s in loaded.schedules if s.specific_date] == [date(2026, 12, 24)]
+
+
+def test_overlapping_reads_the_bookings_of_several_resources_at_once(world: Backend) -> None:
+    first = _booking("10:00", "11:00")
+    cancelled = _booking("11:00", "12:00", resource_id=2, status=BookingStatus.CANCELLED)
+    later = _booking("12:00", "13:00")
+    earlier = _booking("09:00", "10:30", resource_id=2)
+    _add(world, first, cancelled, later, earlier)
+    span = TimeRange(_at("10:00"), _at("12:00"))
+    with world.uow() as uow:
+        found = uow.bookings.overlapping([1, 2], span)
+        live = uow.bookings.overlapping([2, 1], span, statuses={BookingStatus.CONFIRMED})
+        one = uow.bookings.overlapping([1], span)
+        none = uow.bookings.overlapping([], span)
+    assert _ids(found) == [earlier.id, first.id, cancelled.id]
+    assert _ids(live) == [earlier.id, first.id]
+    assert (_ids(one), none) == ([first.id], [])
+
+
+def test_blocks_are_stored_read_with_their_resource_and_deleted(world: Backend) -> None:
+    block = UnavailablePeriod(
+        resource_id=1,
+        start=_at("10:00"),
+        end=_at("12:00"),
+        reason=BlockReason.WEATHER,
+        note="rain",
+        source=BlockSource.STAFF,
+        created_by=USER_ID,
+        created_at=NOW,
+    )
+    with world.uow() as uow:
+        uow.blocks.lock([2, 1])
+        stored = uow.blocks.add(block)
+        uow.commit()
+    assert stored == replace(block, id=stored.id)
+    assert stored.id is not None
+    with world.uow() as uow:
+        assert uow.blocks.get(stored.id) == stored
+        resource = uow.resources.get(1)
+        assert resource is not None
+        assert resource.unavailable_periods == (stored,)
+        assert uow.blocks.get(2**63 - 1) is None
+        uow.blocks.delete(stored.id)
+        uow.commit()
+    with world.uow() as uow:
+        assert uow.blocks.get(stored.id) is None
+        resource = uow.resources.get(1)
+        assert resource is not None
+        assert resource.unavailable_periods == ()
+
+
+def test_the_storage_refuses_a_live_booking_over_closed_time(db_world: Backend) -> None:
+    with db_world.uow() as uow:
+        uow.blocks.add(UnavailablePeriod(resource_id=1, start=_at("10:00"), end=_at("12:00")))
+        uow.commit()
+    with db_world.uow() as uow, pytest.raises(SlotUnavailable):
+        uow.bookings.add(_booking("11:30", "12:30"))  # past every check of the application
+    # touching is fine, and so is a booking that blocks no time, or another resource's
+    _add(db_world, _booking("12:00", "13:00"), _booking("10:00", "11:00", status=BookingStatus.CANCELLED))
+    _add(db_world, _booking("10:00", "11:00", resource_id=2))
 
 
 def test_resource_listing_filters_and_order(world: Backend) -> None:

@@ -157,7 +157,16 @@ def insert_resource(session: Session, resource: Resource) -> None:
     row.activity_types = [_activity_type(session, a) for a in resource.activity_types]
     row.schedules = [_schedule(s) for s in resource.schedules]
     row.unavailable_periods = [
-        UnavailablePeriodRow(id=p.id, start_at=p.start, end_at=p.end, reason=p.reason)
+        UnavailablePeriodRow(
+            id=p.id,
+            start_at=p.start,
+            end_at=p.end,
+            reason=p.reason.value,
+            note=p.note,
+            source=p.source.value,
+            created_by=p.created_by,
+            created_at=p.created_at,
+        )
         for p in resource.unavailable_periods
     ]
     session.add(row)

@@ -32,6 +32,8 @@ _REVISION_TABLE = CatalogRevisionRow.__table__
 _REVISION = select(_REVISION_TABLE.c.revision).where(_REVISION_TABLE.c.id == 1)
 #: Where a session keeps its :class:`SqlaCatalogRevision`, for the catalog-write hook below only.
 _MEMO = "booking.catalog_revision"
+#: Set in a session's info once it changed the catalog (:func:`bump_catalog_revision`).
+_WROTE = "booking.catalog_written"
 
 
 @event.listens_for(Session, "before_flush")
@@ -42,7 +44,13 @@ def _bump_catalog_revision(session: Session, _flush_context: Any, _instances: An
 
 
 def bump_catalog_revision(session: Session) -> None:
-    """Move the revision in the session's transaction (which holds its row's lock until it ends)."""
+    """Move the revision in the session's transaction (which holds its row's lock until it ends).
+
+    From then on the session neither takes resources from the cache nor puts any there: the
+    revision it would see is its own, not committed, and an entry stored under it would outlive a
+    rollback and be served once another transaction commits that number.
+    """
+    session.info[_WROTE] = True
     memo = session.info.get(_MEMO)
     if isinstance(memo, SqlaCatalogRevision):
         memo.forget()
@@ -62,7 +70,10 @@ class SqlaCatalogRevision:
         session.info[_MEMO] = self  # so that a catalog write in this session makes it read again
 
     def catalog_revision(self) -> int | None:
-        """The current revision, or None where the table is empty (nothing may then be cached)."""
+        """The current revision, or None where the table is empty or this session changed the
+        catalog (nothing may then be cached)."""
+        if self._session.info.get(_WROTE):
+            return None
         if self._seen is None:
             self._seen = self._session.connection().scalar(_REVISION)
         return self._seen

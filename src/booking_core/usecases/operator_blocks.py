@@ -19,6 +19,7 @@ from booking_core.audit import AuditAction
 from booking_core.booking import BLOCKING_STATUSES, Booking, CancellationReason
 from booking_core.catalog import BlockReason, BlockSource, Resource, UnavailablePeriod
 from booking_core.errors import BadRequest, DomainError, NotFound, ValidationFailed
+from booking_core.paging import Page, Paged, fetch_page
 from booking_core.ports import UnitOfWork
 from booking_core.refund_choice import RefundChoice
 from booking_core.rules import booking_span
@@ -231,10 +232,17 @@ def _place(
 
 
 def list_blocks(
-    deps: Deps, staff: Staff | None, venue_id: int, date_from: date | None, date_to: date | None
-) -> list[BlockView]:
-    """The venue's closed time (staff blocks and catalog periods) overlapping the venue-local dates
-    ``date_from`` to ``date_to`` (both inclusive; None: open-ended), by start."""
+    deps: Deps,
+    staff: Staff | None,
+    venue_id: int,
+    date_from: date | None,
+    date_to: date | None,
+    *,
+    page: Page | None = None,
+) -> Paged[BlockView]:
+    """One page of the venue's closed time (staff blocks and catalog periods) overlapping the
+    venue-local dates ``date_from`` to ``date_to`` (both inclusive; None: open-ended), by start,
+    then resource, then id. The resources carry their periods, which are read with them."""
     require(staff, Action.VIEW, venue_id)
     if date_from is not None and date_to is not None and date_to < date_from:
         raise ValidationFailed("to must not be before from.", field="to")
@@ -252,7 +260,8 @@ def list_blocks(
         for p in r.unavailable_periods
         if (first is None or p.end > first) and (last is None or p.start < last)
     ]
-    return sorted(found, key=lambda v: (v.block.start, v.resource.id, v.block.id or 0))
+    found.sort(key=lambda v: (v.block.start, v.resource.id, v.block.id or 0))
+    return fetch_page(page or Page(), lambda limit, offset: found[offset : offset + limit])
 
 
 @retried

@@ -74,24 +74,21 @@ def day_sheet(
             raise NotFound(VENUE_NOT_FOUND)
         day = day or now.astimezone(venue.tz).date()
         resources = [r for r in uow.resources.for_venue(venue_id) if r.is_active]
-        whole = local_days(resources[0], day, day) if resources else None
+        if not resources:
+            return DaySheet(venue=venue, date=day, resources=[])
+        whole = local_days(resources[0], day, day)
         # one read for all: the date's bookings, and those the free ranges are computed against
+        # (which reach beyond the date as far as a booking or the gap rule can see)
         spans = [availability_span(r, day, day, now, lead_time=False) for r in resources]
-        reach = _union([*spans, *([whole] if whole else [])])
-        found = uow.bookings.overlapping([r.id for r in resources], reach) if reach else []
-        on_day = [b for b in found if whole and b.span.overlaps(whole) and b.as_of(now).status in shown]
+        reach = TimeRange(min(s.start for s in [whole, *spans]), max(s.end for s in [whole, *spans]))
+        found = uow.bookings.overlapping([r.id for r in resources], reach, statuses=shown)
+        on_day = [b for b in found if b.span.overlaps(whole) and b.as_of(now).status in shown]
         views = op_booking_views(uow, on_day, now)
     return DaySheet(
         venue=venue,
         date=day,
         resources=[_resource_day(r, day, found, views, now) for r in resources],
     )
-
-
-def _union(spans: list[TimeRange]) -> TimeRange | None:
-    if not spans:
-        return None
-    return TimeRange(min(s.start for s in spans), max(s.end for s in spans))
 
 
 def _resource_day(

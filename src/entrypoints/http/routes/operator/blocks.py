@@ -6,18 +6,20 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Any
 
-from litestar import Request, delete, get, post
+from litestar import Request, Response, delete, get, post
 from litestar.di import NamedDependency
 from litestar.openapi.spec.enums import OpenAPIType
 from litestar.params import JSONBody, QueryParameter
 
 from booking_core.errors import BadRequest
-from booking_core.limits import DATE_FORMAT, parse_date
+from booking_core.limits import DATE_FORMAT, DEFAULT_PAGE_SIZE, parse_date
+from booking_core.paging import Page
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.operator_blocks import create_blocks, delete_block, list_blocks
 from entrypoints.http.openapi import OPERATOR_CONFLICT_ANSWERS, OPERATOR_READ_ANSWERS, OPERATOR_WRITE_ANSWERS
 from entrypoints.http.operator_auth import provide_staff
-from entrypoints.http.structs.fields import PathId
+from entrypoints.http.paging import LINK_HEADER, paged_response
+from entrypoints.http.structs.fields import Limit, Offset, PathId
 from entrypoints.http.structs.operator_blocks import BlockIn, BlockOut, BlocksPlacedOut
 
 AnyRequest = Request[Any, Any, Any]
@@ -58,17 +60,26 @@ def place_blocks(
     return BlocksPlacedOut.of(create_blocks(deps, provide_staff(request), venue_id, data.command()))
 
 
-@get("/venues/{venue_id:str}/blocks/", sync_to_thread=True, responses=OPERATOR_READ_ANSWERS)
+@get(
+    "/venues/{venue_id:str}/blocks/",
+    sync_to_thread=True,
+    response_headers=[LINK_HEADER],
+    responses=OPERATOR_READ_ANSWERS,
+)
 def venue_blocks(
     request: AnyRequest,
     deps: NamedDependency[Deps],
     venue_id: PathId,
     date_from: DateFrom = None,
     date_to: DateTo = None,
-) -> list[BlockOut]:
+    limit: Limit = DEFAULT_PAGE_SIZE,
+    offset: Offset = 0,
+) -> Response[list[BlockOut]]:
     """The venue's closed time (staff blocks and the catalog's periods) on the dates, by start."""
     first, last = query_date(date_from, "from"), query_date(date_to, "to")
-    return [BlockOut.of_view(v) for v in list_blocks(deps, provide_staff(request), venue_id, first, last)]
+    page = Page(limit=limit, offset=offset)
+    found = list_blocks(deps, provide_staff(request), venue_id, first, last, page=page)
+    return paged_response(request, found, BlockOut.of_view)
 
 
 @delete("/blocks/{block_id:str}/", sync_to_thread=True, responses=OPERATOR_WRITE_ANSWERS)
