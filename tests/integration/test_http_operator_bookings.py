@@ -472,3 +472,14 @@ def test_odd_bodies_are_4xx_never_5xx(api: Api, body: Any) -> None:
         assert 400 <= answer.status_code < 500, (action, odd, answer.text)
     for path in ("not-a-uuid", "00000000-0000-4000-8000-000000000009"):
         assert _act(api, path, "check-in").status_code == 404
+
+
+def test_an_online_staff_booking_counts_against_the_customers_unpaid_limit(api: Api) -> None:
+    def hour(n: int) -> tuple[str, str]:
+        return f"2026-06-02T{8 + n:02d}:00:00+02:00", f"2026-06-02T{9 + n:02d}:00:00+02:00"
+
+    for n in range(5):  # the limit of the test settings
+        book(api, ANNA, "Court 2", *hour(n))
+    refused = _staff_book(api, expect=400, resource="Court 2", times=hour(5), payment="online")
+    assert refused == {"non_field_errors": ["Too many unpaid bookings: pay or cancel one first."]}
+    assert _staff_book(api, resource="Court 2", times=hour(5))["status"] == "confirmed"  # at the venue
