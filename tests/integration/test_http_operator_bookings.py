@@ -6,12 +6,14 @@ The clock stands at Monday 2026-06-01 08:00 in Berlin; Court 1 has the gap rule 
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from typing import Any
 
 import pytest
 
 from booking_core.audit import AuditAction, AuditQuery
+from booking_core.ports import BookingQuery
 from tests.integration.http_fixtures import (
     ADMIN,
     ANNA,
@@ -483,3 +485,20 @@ def test_an_online_staff_booking_counts_against_the_customers_unpaid_limit(api: 
     refused = _staff_book(api, expect=400, resource="Court 2", times=hour(5), payment="online")
     assert refused == {"non_field_errors": ["Too many unpaid bookings: pay or cancel one first."]}
     assert _staff_book(api, resource="Court 2", times=hour(5))["status"] == "confirmed"  # at the venue
+
+
+def test_concurrent_staff_bookings_for_one_new_customer_make_one_user(api: Api) -> None:
+    times = [(f"2026-06-0{d}T10:00:00+02:00", f"2026-06-0{d}T11:00:00+02:00") for d in range(2, 8)]
+    customer = {"email": "twice@example.com", "first_name": "Two"}
+
+    def make(span: tuple[str, str]) -> int:
+        body = _body(api, "Court 2", span, customer=customer)
+        return api.client.post(BOOKINGS, json=body, headers=auth(DESK)).status_code
+
+    with ThreadPoolExecutor(len(times)) as pool:
+        assert list(pool.map(make, times)) == [201] * len(times)
+    with api.services.deps.read() as uow:
+        user = uow.users.get_by_email("twice@example.com")
+        assert user is not None
+        mine = uow.bookings.list(BookingQuery(user_id=user.id), limit=100, offset=0)
+    assert len(mine) == len(times)

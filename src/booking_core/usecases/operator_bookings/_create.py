@@ -13,7 +13,7 @@ from booking_core.audit import AuditAction
 from booking_core.booking import Booking, BookingSource, BookingStatus, PaymentMethod
 from booking_core.catalog import Resource
 from booking_core.claims import neighbourhood
-from booking_core.errors import NotFound, ValidationFailed
+from booking_core.errors import BadRequest, NotFound, TransientConflict, ValidationFailed
 from booking_core.ports import IdempotentRequest, UnitOfWork
 from booking_core.pricing import Quote
 from booking_core.rules import (
@@ -179,7 +179,10 @@ def _customer(deps: Deps, uow: UnitOfWork, ref: CustomerRef, now: datetime) -> U
         language=language,
         created_at=now,
     )
-    uow.users.add(user)
+    try:
+        uow.users.add(user)
+    except BadRequest:  # the same address created by a concurrent request: run again, and find it
+        raise TransientConflict("A customer with this email was created meanwhile.") from None
     return user
 
 
