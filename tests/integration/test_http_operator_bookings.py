@@ -14,6 +14,7 @@ import pytest
 
 from booking_core.audit import AuditAction, AuditQuery
 from booking_core.ports import BookingQuery
+from booking_core.usecases import operator
 from tests.integration.http_fixtures import (
     ADMIN,
     ANNA,
@@ -502,3 +503,14 @@ def test_concurrent_staff_bookings_for_one_new_customer_make_one_user(api: Api) 
         assert user is not None
         mine = uow.bookings.list(BookingQuery(user_id=user.id), limit=100, offset=0)
     assert len(mine) == len(times)
+
+
+def test_the_command_lines_confirm_and_no_show_are_audited_without_an_actor(api: Api) -> None:
+    pending = book(api, ANNA, "Court 1", *TOMORROW_10)
+    confirmed = operator.confirm_booking(api.services.deps, pending["reference_code"])
+    assert (confirmed.status.value, confirmed.payment_method.value) == ("confirmed", "at_venue")
+    api.clock.advance(hours=27)
+    operator.mark_no_show(api.services.deps, pending["reference_code"])
+    entries = _audit(api, pending["id"])
+    assert {e.action for e in entries} == {AuditAction.BOOKING_CONFIRM, AuditAction.BOOKING_NO_SHOW}
+    assert all(e.actor is None for e in entries)

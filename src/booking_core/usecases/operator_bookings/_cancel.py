@@ -72,7 +72,7 @@ def cancel_staff_booking(
     """
     with deps.uow() as uow:
         venue_id = venue_of_booking(uow, staff, booking_id, Action.OPERATE)
-        resource = resource_of(uow, booking_of(uow, booking_id).resource_id)
+        resource = resource_of(uow, booking_of(uow, booking_id).resource_id, bookable=False)
         paid_with = kept_payment(uow, booking_id)
     choice = parse_refund_choice(refund)
     if choice not in _DESK_REFUNDS:

@@ -107,7 +107,7 @@ def _staff_change(
         venue_of_booking(uow, staff, booking_id, Action.OPERATE)
         before = locked(uow, booking_id)
         after = apply(uow, before, now)
-        resource = resource_of(uow, after.resource_id)
+        resource = resource_of(uow, after.resource_id, bookable=False)
         entry = {"old_status": before.as_of(now).status.value, "status": after.status.value}
         entry.update(details or {})
         audit_booking(deps, uow, staff, action, after, resource, entry)

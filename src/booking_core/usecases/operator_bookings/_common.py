@@ -22,7 +22,7 @@ def venue_of_booking(uow: UnitOfWork, staff: Staff | None, booking_id: str, acti
     """The venue of a booking staff may take ``action`` on: a booking of a venue they do not see reads
     as not found, an action their role may not take is refused (403)."""
     booking = booking_of(uow, booking_id)
-    venue_id = resource_of(uow, booking.resource_id).venue.id
+    venue_id = resource_of(uow, booking.resource_id, bookable=False).venue.id
     if staff is not None and not staff.sees(venue_id):
         raise NotFound(BOOKING_NOT_FOUND)
     require(staff, action, venue_id)
@@ -45,10 +45,14 @@ def locked(uow: UnitOfWork, booking_id: str, *, resource_first: bool = False) ->
     return booking
 
 
-def resource_of(uow: UnitOfWork, resource_id: int) -> Resource:
-    """A resource that can be booked; an unknown or inactive one is not found."""
+def resource_of(uow: UnitOfWork, resource_id: int, *, bookable: bool = True) -> Resource:
+    """A resource, unknown ones not found; with ``bookable`` (to book time on it) inactive ones neither.
+
+    A booking's own resource is read with ``bookable`` False: a resource the catalog deactivated
+    after the booking was made still has it checked in, confirmed, paid or cancelled.
+    """
     resource = uow.resources.get(resource_id)
-    if resource is None or not resource.is_available:
+    if resource is None or (bookable and not resource.is_available):
         raise NotFound("Resource not found.")
     return resource
 
