@@ -23,6 +23,8 @@ from booking_core.iban import parse_iban
 
 #: SEPA credit transfers move euros only.
 SEPA_CURRENCY = "EUR"
+#: Why the records of a client without an IBAN stay open.
+NO_IBAN = "no IBAN on record (set `iban` for the client in the catalog)"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -141,7 +143,7 @@ def _reason_to_hold(client: Client | None, currency: str, amount: Decimal) -> st
     if any(unicodedata.category(char) == "Cc" for char in client.name):
         return "its name holds a control character, which no bank file takes (correct the client's name)"
     if client.iban is None:
-        return "no IBAN on record (set `iban` for the client in the catalog)"
+        return NO_IBAN
     try:
         parse_iban(client.iban)
     except ValueError as error:

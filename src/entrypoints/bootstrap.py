@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine
 
+from adapters.catalog import SqlaCatalogFiles
 from adapters.clock import SystemClock
 from adapters.currencies import IsoCurrencies
 from adapters.ids import RandomIds
@@ -113,6 +114,7 @@ def bootstrap(settings: Settings) -> Services:
         raise ConfigError(f"BOOKING_DATABASE_URL: {exc}") from None
     writes, reads = SqlaUnitOfWork.factories(engine)
     replica = _replica_engine(settings)
+    passwords = Argon2Passwords()
     deps = Deps(
         uow=writes,
         reads=reads,
@@ -120,9 +122,11 @@ def bootstrap(settings: Settings) -> Services:
         lagging_reads=None if replica is None else SqlaUnitOfWork.factory(replica, read_only=True),
         clock=SystemClock(),
         ids=RandomIds(),
-        passwords=Argon2Passwords(),
+        passwords=passwords,
         payments=gateway,
         currencies=currencies,
+        # the catalog file's code, in the units of work above (the operator API's venue catalog)
+        catalog=SqlaCatalogFiles(currencies, passwords),
         hold_minutes=settings.pending_hold_minutes,
         max_unpaid_per_user=settings.max_unpaid_per_user,
     )

@@ -18,18 +18,27 @@ from typing import Any, NoReturn
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from adapters.catalog import DEMO_CATALOG, CatalogError, CatalogSpec, issue_token, read_catalog, write_catalog
+from adapters.catalog import (
+    DEMO_CATALOG,
+    CatalogError,
+    CatalogSpec,
+    SqlaCatalogFiles,
+    issue_token,
+    read_catalog,
+)
 from adapters.sqla import current_revision, head_revision, upgrade
 from booking_core.accounts import ApprovalStatus
 from booking_core.errors import DomainError, NoOpenPaymentIntent
 from booking_core.outbox import OutboxStatus
 from booking_core.usecases import operator, outbox, sandbox
+from booking_core.usecases.operator_catalog import record_catalog_changes
 from entrypoints import worker
 from entrypoints.bootstrap import Services, bootstrap, charging_currencies
 from entrypoints.commission_commands import add_commission_commands
 from entrypoints.config import ConfigError, Settings, load_settings
 from entrypoints.sandbox import DeliveryFailed, service_url
 from entrypoints.sandbox import pay as post_payment
+from entrypoints.secret_key import with_secret_key
 from entrypoints.staff_commands import add_staff_commands
 
 Handler = Callable[[argparse.Namespace], int]
@@ -202,7 +211,12 @@ def _load(services: Services, spec: CatalogSpec, source: str) -> None:
         f"{source}: valid ({len(spec.venues)} venues, {resources} resources, {len(spec.users)} users, "
         f"{len(spec.clients)} clients); writing ..."
     )
-    report = write_catalog(services.engine, spec, services.deps.passwords, now=services.deps.clock.now())
+    deps = services.deps
+    files = SqlaCatalogFiles(deps.currencies, deps.passwords)
+    with deps.uow() as uow:  # the audit entries of its venues and resources commit with it
+        report = files.upsert_file(uow, spec, deps.clock.now())
+        record_catalog_changes(deps, uow, None, report.changes, report.lines())
+        uow.commit()
     for line in report.lines():
         print(line)
 
@@ -212,6 +226,7 @@ def _load(services: Services, spec: CatalogSpec, source: str) -> None:
 
 def _serve(_: argparse.Namespace) -> int:
     settings = load_settings()
+    with_secret_key(settings)  # made once here, before the workers start, and read by each of them
     _require_migrated(settings)
     _require_scale_out(settings)
     bootstrap(settings).close()  # fail here, in one line, on configuration the app would refuse

@@ -72,6 +72,10 @@ class Settings:
     db_lock_timeout_ms: int = 5000
     #: Where people reach the service: every link it builds starts here, never with a request's Host.
     public_url: str = "http://127.0.0.1:8000"
+    #: Signs the console's sessions and CSRF tokens; None: the one kept in ``secret_key_file``
+    #: (``entrypoints.secret_key``), made there on the first start.
+    secret_key: str | None = None
+    secret_key_file: Path = Path("var/secret_key")
 
 
 def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | None = Path(".env")) -> Settings:
@@ -126,6 +130,8 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
             "BOOKING_DB_LOCK_TIMEOUT_MS", d.db_lock_timeout_ms, _int_range(1, 24 * 60 * 60 * 1000)
         ),
         public_url=env.get("BOOKING_PUBLIC_URL", d.public_url, _public_url),
+        secret_key=env.get("BOOKING_SECRET_KEY", None, _secret_key, secret=True),
+        secret_key_file=env.get("BOOKING_SECRET_KEY_FILE", d.secret_key_file, Path),
     )
     _check_stripe_keys(settings)
     return settings
@@ -326,6 +332,19 @@ def _public_url(raw: str) -> str:
     except ValueError:
         raise ValueError("must be an http:// or https:// address with a valid port") from None
     return raw.rstrip("/")
+
+
+#: The shortest ``BOOKING_SECRET_KEY`` taken: a guessable key would let anyone forge a session.
+MIN_SECRET_KEY = 32
+
+
+def _secret_key(raw: str) -> str:
+    if len(raw) < MIN_SECRET_KEY:
+        raise ValueError(
+            f"must be at least {MIN_SECRET_KEY} characters, for example the output of "
+            "python3 -c 'import secrets; print(secrets.token_urlsafe(48))'"
+        )
+    return raw
 
 
 def _email(raw: str) -> str:

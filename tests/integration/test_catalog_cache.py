@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from adapters.sqla import SqlaUnitOfWork, make_engine, upgrade
 from adapters.sqla.models import ResourceRow, TimeSlotRow, UnavailablePeriodRow
+from booking_core.catalog import UnavailablePeriod
 from booking_core.ports.repositories import ResourceQuery
 from tests.support.seed import demo_resource, seed
 
@@ -134,3 +135,17 @@ def test_a_unit_of_work_that_changed_the_catalog_and_rolled_back_leaves_nothing_
     with Session(engine) as session, session.begin():  # one flush: the revision moves by one
         session.add(UnavailablePeriodRow(resource_id=1, start_at=start, end_at=start + timedelta(hours=2)))
     assert [p.start for p in read(factory).unavailable_periods] == [start]  # type: ignore[attr-defined]
+
+
+def test_a_block_placed_by_another_process_is_seen_by_the_next_read(
+    uow_factory: tuple[object, object],
+) -> None:
+    factory, engine = uow_factory
+    assert read(factory).unavailable_periods == ()  # type: ignore[attr-defined]  # cached now
+    elsewhere = SqlaUnitOfWork.factory(engine)  # another process: a cache of its own
+    start = datetime(2026, 6, 3, 8, tzinfo=UTC)
+    with elsewhere() as uow:
+        uow.blocks.lock([1])
+        stored = uow.blocks.add(UnavailablePeriod(resource_id=1, start=start, end=start + timedelta(hours=2)))
+        uow.commit()
+    assert read(factory).unavailable_periods == (stored,)  # type: ignore[attr-defined]

@@ -44,7 +44,11 @@ def test_add_creates_the_user_prints_a_password_once_and_is_idempotent(
     assert "already held" in again[2]
     assert _roles(demo) == {("desk@example.com", "desk", 1)}
     with demo.connect() as c:
-        audit = c.execute(select(AuditRow.action, AuditRow.actor_user_id, AuditRow.venue_id)).all()
+        audit = c.execute(
+            select(AuditRow.action, AuditRow.actor_user_id, AuditRow.venue_id).where(
+                AuditRow.action.like("staff.%")  # loading the demo catalog audited its venues too
+            )
+        ).all()
     assert audit == [("staff.grant", None, 1)]  # the command line: no actor
 
 

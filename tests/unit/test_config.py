@@ -66,6 +66,8 @@ def test_every_variable_is_read() -> None:
             "BOOKING_REDIS_URL": "redis://cache:6379/2",
             "BOOKING_REDIS_NAMESPACE": "booking-eu",
             "BOOKING_DB_LOCK_TIMEOUT_MS": "750",
+            "BOOKING_SECRET_KEY": "k" * 40,
+            "BOOKING_SECRET_KEY_FILE": "/srv/booking/secret_key",
         },
         env_file=None,
     )
@@ -97,6 +99,8 @@ def test_every_variable_is_read() -> None:
         redis_url="redis://cache:6379/2",
         redis_namespace="booking-eu",
         db_lock_timeout_ms=750,
+        secret_key="k" * 40,
+        secret_key_file=Path("/srv/booking/secret_key"),
     )
 
 

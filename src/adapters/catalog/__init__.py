@@ -9,7 +9,8 @@ from pathlib import Path
 from adapters.catalog._read import FORMATS, parse_document, read_catalog, validate_catalog
 from adapters.catalog._spec import CatalogError, CatalogSpec
 from adapters.catalog._tokens import issue_token
-from adapters.catalog._upsert import LoadReport, write_catalog
+from adapters.catalog._upsert import LoadReport, upsert_catalog, write_catalog
+from adapters.catalog._venue import SqlaCatalogFiles
 
 DEMO_CATALOG = Path(__file__).with_name("demo.yaml")
 
@@ -19,9 +20,11 @@ __all__ = [
     "CatalogError",
     "CatalogSpec",
     "LoadReport",
+    "SqlaCatalogFiles",
     "issue_token",
     "parse_document",
     "read_catalog",
+    "upsert_catalog",
     "validate_catalog",
     "write_catalog",
 ]

@@ -53,7 +53,7 @@ from adapters.sqla.models import (
     VenueRow,
 )
 from booking_core.catalog import BlockReason, BlockSource
-from booking_core.ports import PasswordHasher
+from booking_core.ports import CatalogChange, PasswordHasher
 from booking_core.usecases.auth import hash_token
 
 KINDS = (
@@ -77,6 +77,8 @@ class LoadReport:
     updated: Counter[str] = field(default_factory=Counter)
     unchanged: Counter[str] = field(default_factory=Counter)
     removed: Counter[str] = field(default_factory=Counter)
+    #: The venues and resources created or updated, in the order written.
+    changes: list[CatalogChange] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         """One line per kind that the file mentions, e.g. ``venues: 1 created, 0 updated, 0 unchanged``."""
@@ -93,11 +95,20 @@ def write_catalog(
     engine: Engine, spec: CatalogSpec, passwords: PasswordHasher, *, now: datetime | None = None
 ) -> LoadReport:
     """Upsert ``spec`` in one transaction; on any error nothing is written."""
-    writer = _Writer(passwords, now or datetime.now(UTC))
     # Rows are flushed explicitly once complete; an autoflush would insert half-filled ones.
     session = Session(engine, expire_on_commit=False, autoflush=False)
     with translated(), session, session.begin():
-        writer.session = session
+        return upsert_catalog(session, spec, passwords, now=now)
+
+
+def upsert_catalog(
+    session: Session, spec: CatalogSpec, passwords: PasswordHasher, *, now: datetime | None = None
+) -> LoadReport:
+    """Upsert ``spec`` in ``session``'s transaction, committing nothing (the operator API's catalog
+    writes it in its unit of work, beside the audit entries)."""
+    writer = _Writer(passwords, now or datetime.now(UTC))
+    writer.session = session
+    with session.no_autoflush:
         for venue in spec.venues:
             writer.venue(venue)
         for index, user in enumerate(spec.users):
@@ -106,6 +117,17 @@ def write_catalog(
             writer.client(client, f"clients[{index}]")
         for index, staff in enumerate(spec.staff):
             writer.staff(staff, f"staff[{index}]")
+        session.flush()
+    writer.report.changes.extend(
+        CatalogChange(
+            venue_id=row.id if kind == "venue" else row.venue.id,
+            kind=kind,
+            name=name,
+            object_id=row.id,
+            created=created,
+        )
+        for kind, name, row, created in writer.changed
+    )
     return writer.report
 
 
@@ -116,11 +138,14 @@ class _Writer:
         self.report = LoadReport()
         self.session: Session
         self._activity_types: dict[str, ActivityTypeRow] = {}
+        #: (kind, name, row, created) of each venue and resource created or updated
+        self.changed: list[tuple[str, str, Any, bool]] = []
 
     def _apply(
         self, kind: str, row: Any, values: dict[str, Any], *, created: bool, children_changed: bool = False
-    ) -> None:
-        """Set ``values`` on ``row`` and count it; ``updated_at`` moves only when something changed."""
+    ) -> bool:
+        """Set ``values`` on ``row`` and count it; ``updated_at`` moves only when something changed.
+        True when the row is new or changed."""
         changed = [key for key, value in values.items() if getattr(row, key) != value]
         for key in changed:
             setattr(row, key, values[key])
@@ -133,6 +158,7 @@ class _Writer:
             self.report.unchanged[kind] += 1
         if (created or changed) and hasattr(row, "updated_at"):
             row.updated_at = self.now
+        return created or bool(changed)
 
     def venue(self, spec: VenueSpec) -> None:
         row = self.session.scalar(select(VenueRow).where(VenueRow.slug == spec.slug))
@@ -142,7 +168,8 @@ class _Writer:
             self.session.add(row)
         # every field of the file's venue except its key and its children
         values = {f.name: getattr(spec, f.name) for f in fields(spec) if f.name not in {"slug", "resources"}}
-        self._apply("venues", row, values, created=created)
+        if self._apply("venues", row, values, created=created):
+            self.changed.append(("venue", spec.slug, row, created))
         self.session.flush()
         for resource in spec.resources:
             self.resource(row, resource)
@@ -188,7 +215,8 @@ class _Writer:
         if sorted(t.name for t in row.activity_types) != sorted(spec.activity_types):
             row.activity_types = types
             children_changed = True
-        self._apply("resources", row, values, created=created, children_changed=children_changed)
+        if self._apply("resources", row, values, created=created, children_changed=children_changed):
+            self.changed.append(("resource", spec.name, row, created))
 
     def _activity_type(self, name: str) -> ActivityTypeRow:
         if name not in self._activity_types:

@@ -2,6 +2,7 @@
 
 from booking_core.ports.account_codes import AccountCodes
 from booking_core.ports.blocks import Blocks
+from booking_core.ports.catalog import CatalogChange, CatalogFiles, CatalogUpsert, CheckedVenue
 from booking_core.ports.currencies import Currencies
 from booking_core.ports.idempotency import IdempotencyRecord, IdempotencyRecords, IdempotentRequest
 from booking_core.ports.mail import Mailer, OutboxQueue
@@ -47,7 +48,11 @@ __all__ = [
     "Blocks",
     "BookingQuery",
     "Bookings",
+    "CatalogChange",
+    "CatalogFiles",
     "CatalogRevision",
+    "CatalogUpsert",
+    "CheckedVenue",
     "Clients",
     "Clock",
     "Commissions",

@@ -125,20 +125,32 @@ def obtain_token(deps: Deps, *, email: str, password: str) -> str:
     A malformed email is refused as such (400 keyed ``email``): it names no account anyway. An
     unconfirmed user gets a token too; it works once the address is confirmed.
     """
-    email = normalize_email(email)
     with deps.uow() as uow:
-        user = uow.users.get_by_email(email)
-        if user is None or user.password_hash is None:
-            deps.passwords.verify_dummy(password)
-            matches = False
-        else:
-            matches = deps.passwords.verify(user.password_hash, password) and user.is_active
-        if not matches or user is None:
-            raise ValidationFailed("Unable to log in with the provided credentials.")
+        user = password_user(deps, uow, email=email, password=password)
         token = deps.ids.new_token()
         uow.tokens.add(hash_token(token), Principal(user_id=user.id), deps.clock.now())
         uow.commit()
     return token
+
+
+def password_user(deps: Deps, uow: UnitOfWork, *, email: str, password: str) -> User:
+    """The active user with ``email`` whose password is ``password``, read in ``uow``.
+
+    Every refusal reads the same and costs one password verification, also when there is no
+    such account (or it has no password): neither the answer nor its timing tells who has one.
+
+    Raises:
+        ValidationFailed: a malformed email (keyed ``email``), or no such user with that password.
+    """
+    user = uow.users.get_by_email(normalize_email(email))
+    if user is None or user.password_hash is None:
+        deps.passwords.verify_dummy(password)
+        matches = False
+    else:
+        matches = deps.passwords.verify(user.password_hash, password) and user.is_active
+    if not matches or user is None:
+        raise ValidationFailed("Unable to log in with the provided credentials.")
+    return user
 
 
 def logout(deps: Deps, token: str) -> None:

@@ -6,10 +6,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from booking_core.accounts import Client
+from booking_core.audit import AuditAction
 from booking_core.commission import Commission, CommissionStatus, MonthlyTotals, monthly_totals, parse_month
 from booking_core.errors import BadRequest
 from booking_core.payout import HeldBack, PayoutBatch, PayoutPlan, Transfer, plan_payout
 from booking_core.ports import PayoutFiles, UnitOfWork
+from booking_core.staff import Staff
+from booking_core.usecases.audit import audit
 from booking_core.usecases.deps import Deps
 
 Progress = Callable[[str], None]
@@ -64,7 +67,13 @@ class PayoutOutcome:
 
 
 def pay_out_commissions(
-    deps: Deps, month: str, destination: str, files: PayoutFiles, progress: Progress = _silent
+    deps: Deps,
+    month: str,
+    destination: str,
+    files: PayoutFiles,
+    progress: Progress = _silent,
+    *,
+    staff: Staff | None = None,
 ) -> PayoutOutcome:
     """Pay the month's open commissions with one bank file written at ``destination``.
 
@@ -78,7 +87,8 @@ def pay_out_commissions(
 
     A crash between the two leaves the batch prepared and its records held: the next run finishes
     it. No record is ever in two batches. A client whose name or IBAN cannot go into the file is
-    held back, its records left open, and the others are paid.
+    held back, its records left open, and the others are paid. The completed batch gets an audit entry
+    (``commissions.payout``, actor ``staff``; None is the command line) in the finishing transaction.
     """
     month = parse_month(month)
     plan: PayoutPlan | None = None
@@ -92,7 +102,7 @@ def pay_out_commissions(
             if batch is None:
                 return PayoutOutcome(month=month, held_back=plan.held_back)
             uow.commit()
-    finished = _finish(deps, batch, destination, files, progress)
+    finished = _finish(deps, batch, destination, files, progress, staff)
     if plan is None:
         return finished
     return replace(finished, resumed=False, held_back=plan.held_back + finished.held_back)
@@ -138,7 +148,12 @@ def _prepare(
 
 
 def _finish(
-    deps: Deps, batch: PayoutBatch, destination: str, files: PayoutFiles, progress: Progress
+    deps: Deps,
+    batch: PayoutBatch,
+    destination: str,
+    files: PayoutFiles,
+    progress: Progress,
+    staff: Staff | None = None,
 ) -> PayoutOutcome:
     """Pay what ``batch`` holds that is still open, and say what a further payout would pay."""
     outcome = PayoutOutcome(month=batch.month, resumed=True)
@@ -185,10 +200,40 @@ def _finish(
             uow.commissions.save(record.pay_out())
         completed = revised.complete(deps.clock.now(), destination)
         uow.commissions.save_batch(completed)
+        _audit_payout(deps, uow, staff, completed, plan)
         rest = uow.commissions.list(client_id=None, month=batch.month)
         payable = plan_payout(batch.month, rest, _clients(uow, rest)).transfers
         uow.commit()
     return replace(outcome, batch=completed, still_payable=sum(len(t.record_ids) for t in payable))
+
+
+def _audit_payout(
+    deps: Deps, uow: UnitOfWork, staff: Staff | None, batch: PayoutBatch, plan: PayoutPlan
+) -> None:
+    """One entry for the completed batch: what each transfer pays."""
+    audit(
+        deps,
+        uow,
+        staff,
+        AuditAction.COMMISSIONS_PAYOUT,
+        venue_id=None,
+        object_type="payout_batch",
+        object_id=batch.id,
+        details={
+            "month": batch.month,
+            "total": str(batch.total),
+            "transfers": [
+                {
+                    "client_id": t.client_id,
+                    "client": t.client_name,
+                    "amount": str(t.amount),
+                    "currency": t.currency,
+                    "records": len(t.record_ids),
+                }
+                for t in plan.transfers
+            ],
+        },
+    )
 
 
 def _say_resumed(batch: PayoutBatch, destination: str, progress: Progress) -> None:

@@ -5,7 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from booking_core.ports import Clock, Currencies, IdGenerator, PasswordHasher, PaymentGateway, UnitOfWork
+from booking_core.ports import (
+    CatalogFiles,
+    Clock,
+    Currencies,
+    IdGenerator,
+    PasswordHasher,
+    PaymentGateway,
+    UnitOfWork,
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -17,6 +25,8 @@ class Deps:
     ``lagging_reads`` opens one for read-only work that may see the latest writes a moment late
     (browsing, availability, lists): a read replica. Never for a check a write depends on. None
     means ``reads``.
+    ``catalog`` reads, checks and upserts venues in the catalog file's shape (the operator API's
+    catalog, CONTRACT 7.5); None where no storage adapter provides it (the in-memory store).
     ``max_unpaid_per_user``: pending bookings with a live hold one user may have at once.
     ``currencies`` gives each currency's minor unit and the amounts the payment provider takes.
     """
@@ -31,6 +41,7 @@ class Deps:
     max_unpaid_per_user: int = 5
     reads: Callable[[], UnitOfWork] | None = None
     lagging_reads: Callable[[], UnitOfWork] | None = None
+    catalog: CatalogFiles | None = None
 
     def read(self) -> UnitOfWork:
         """A unit of work for reading only (never commit it)."""

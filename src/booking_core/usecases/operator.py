@@ -7,9 +7,12 @@ Each booking changes in a transaction of its own, locked and decided by the stat
 from __future__ import annotations
 
 from booking_core.accounts import ApprovalStatus, VenueMapping
+from booking_core.audit import AuditAction
 from booking_core.booking import Booking
 from booking_core.errors import NotFound
+from booking_core.staff import Staff
 from booking_core.state_machine import Event
+from booking_core.usecases.audit import audit
 from booking_core.usecases.changes import apply_event
 from booking_core.usecases.clients import parse_approval_status
 from booking_core.usecases.deps import Deps
@@ -69,13 +72,33 @@ def list_venue_mappings(deps: Deps, status: str | None = None) -> list[VenueMapp
         return uow.venue_mappings.list(None, parse_approval_status(status))
 
 
-def decide_venue_mapping(deps: Deps, mapping_id: str, status: ApprovalStatus) -> VenueMapping:
-    """Approve or reject a client's venue mapping."""
+def decide_venue_mapping(
+    deps: Deps, mapping_id: str, status: ApprovalStatus, staff: Staff | None = None
+) -> VenueMapping:
+    """Approve or reject a client's venue mapping, with its audit entry in the same transaction
+    (``staff`` None: the command line, whose entries have no actor)."""
     with deps.uow() as uow:
         mapping = uow.venue_mappings.get_by_id(mapping_id)
         if mapping is None:
             raise NotFound(f"No venue mapping with id {mapping_id}.")
         decided = mapping.decide(status)
         uow.venue_mappings.save(decided)
+        audit(
+            deps,
+            uow,
+            staff,
+            AuditAction.VENUE_MAPPING_APPROVE
+            if status is ApprovalStatus.APPROVED
+            else AuditAction.VENUE_MAPPING_REJECT,
+            venue_id=mapping.venue_id,
+            object_type="venue_mapping",
+            object_id=mapping.id,
+            details={
+                "client_id": mapping.client_id,
+                "external_id": mapping.external_id,
+                "old_status": str(mapping.approval_status),
+                "new_status": str(decided.approval_status),
+            },
+        )
         uow.commit()
     return decided

@@ -17,7 +17,7 @@ from booking_core.errors import NotFound, PermissionDenied, ValidationFailed
 from booking_core.ports import UnitOfWork
 from booking_core.staff import Action, Role, Staff, StaffRole
 from booking_core.usecases.audit import audit
-from booking_core.usecases.auth import normalize_email, parse_language
+from booking_core.usecases.auth import normalize_email, parse_language, password_user
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.permissions import VENUE_NOT_FOUND, require
 
@@ -41,6 +41,20 @@ def staff_of(deps: Deps, user_id: str) -> Staff:
         if user is None or not user.is_active:
             raise PermissionDenied()
         return staff_in(uow, user)
+
+
+def sign_in_staff(deps: Deps, *, email: str, password: str) -> Staff:
+    """The member of staff whose email and password match: the console's sign-in (CONTRACT 8).
+
+    The password is checked as for a token (:func:`~booking_core.usecases.auth.password_user`);
+    a matching user without a staff role is refused after it, so only the right password learns that.
+
+    Raises:
+        ValidationFailed: a malformed email, or no user with that email and password.
+        PermissionDenied: the user holds no staff role.
+    """
+    with deps.read() as uow:
+        return staff_in(uow, password_user(deps, uow, email=email, password=password))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Protocol
 
 from litestar import Litestar, Router
@@ -12,13 +13,16 @@ from adapters.identity import TokenAuthenticator
 from booking_core.limits import MAX_BODY_BYTES
 from booking_core.ports import DataVersions
 from booking_core.usecases.deps import Deps
+from entrypoints.config import SepaDebtorSettings
+from entrypoints.console import console_router, console_static, console_templates
 from entrypoints.http.auth import AUTHENTICATOR_STATE
 from entrypoints.http.availability_cache import ANSWERS_STATE, AvailabilityAnswers, ThreadedVersions
 from entrypoints.http.errors import handle_exception
 from entrypoints.http.hashing import HASHING_STATE, HashingPool
 from entrypoints.http.inputs import check_request
-from entrypoints.http.openapi import TimeOfDaySchemaPlugin, finish, openapi_config
+from entrypoints.http.openapi import TimeOfDaySchemaPlugin, finish, openapi_config, swagger_assets
 from entrypoints.http.paging import PUBLIC_URL_STATE
+from entrypoints.http.payouts import SEPA_DEBTOR_STATE
 from entrypoints.http.ratelimit import RATE_LIMIT_STATE, RateLimit, rate_limit_middleware, request_counters
 from entrypoints.http.request_metrics import request_metrics
 from entrypoints.http.routes import auth, bookings, client, operator, resources, webhooks
@@ -45,6 +49,12 @@ class _Settings(Protocol):
 
     @property
     def public_url(self) -> str: ...
+
+    @property
+    def sepa_debtor(self) -> SepaDebtorSettings: ...
+
+    @property
+    def secret_key(self) -> str | None: ...
 
 
 class AppServices(Protocol):
@@ -83,8 +93,20 @@ def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
         # the API's requests only: the provider's webhook checks its signature over the raw body first
         before_request=check_request,
     )
+    # the server's entry points set it (entrypoints.secret_key); an app built without one, in a test,
+    # signs its console sessions with a key of its own that nothing else shares
+    secret_key = settings.secret_key or secrets.token_urlsafe(48)
+    console = console_router(secret_key, settings.public_url)
     app = Litestar(
-        route_handlers=[api, webhooks.router, health, MetricsController],
+        route_handlers=[
+            api,
+            webhooks.router,
+            health,
+            MetricsController,
+            swagger_assets(),
+            console,
+            console_static(),
+        ],
         dependencies={
             "deps": Provide(lambda: deps, use_cache=True, sync_to_thread=False),
         },
@@ -97,6 +119,7 @@ def create_app(services: AppServices, *, debug: bool = False) -> Litestar:
         ],
         request_max_body_size=MAX_BODY_BYTES,
         openapi_config=openapi_config(),
+        template_config=console_templates(),
         plugins=[TimeOfDaySchemaPlugin()],
         state=_state(services, answers, limit),
         debug=debug,
@@ -116,5 +139,6 @@ def _state(services: AppServices, answers: AvailabilityAnswers, limit: RateLimit
             THROTTLE_STATE: Throttle(services.settings.login_rate_limit_per_minute, limit.counters),
             HASHING_STATE: HashingPool(),
             ANSWERS_STATE: answers,
+            SEPA_DEBTOR_STATE: services.settings.sepa_debtor,
         }
     )

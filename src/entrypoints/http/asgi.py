@@ -16,12 +16,13 @@ from litestar import Litestar
 from entrypoints.bootstrap import Services, bootstrap
 from entrypoints.config import load_settings
 from entrypoints.http.app import create_app
+from entrypoints.secret_key import with_secret_key
 from entrypoints.worker import start_inprocess_worker
 
 
 def create() -> Litestar:
     """Build the app from the environment."""
-    services = bootstrap(load_settings())
+    services = bootstrap(with_secret_key(load_settings()))
     app = create_app(services)
     if services.settings.inprocess_worker:
         _attach_worker(app, services)

@@ -12,7 +12,18 @@ from litestar import Router
 
 from entrypoints.http.openapi import STAFF_ONLY
 from entrypoints.http.operator_auth import staff_required
-from entrypoints.http.routes.operator import blocks, bookings, day, me, report, search
+from entrypoints.http.routes.operator import (
+    audit,
+    blocks,
+    bookings,
+    catalog,
+    day,
+    me,
+    platform,
+    report,
+    search,
+    staff,
+)
 
 router = Router(
     path="/operator",
@@ -24,6 +35,10 @@ router = Router(
         *bookings.handlers,
         *report.handlers,
         *search.handlers,
+        *catalog.handlers,
+        *audit.handlers,
+        *platform.handlers,
+        *staff.handlers,
     ],
     tags=["operator"],
     security=STAFF_ONLY,
