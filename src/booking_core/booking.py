@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from booking_core.catalog import PriceUnit
+from booking_core.errors import InvalidTransition
 from booking_core.timerange import TimeRange
 
 
@@ -58,6 +59,9 @@ class PaymentMethod(enum.StrEnum):
 #: The methods staff record a payment taken at the venue with.
 RECORDED_METHODS = frozenset({PaymentMethod.CASH, PaymentMethod.CARD_TERMINAL, PaymentMethod.OTHER})
 
+
+#: How long before its start a booking's customer may check in (until its end).
+CHECK_IN_OPENS = timedelta(minutes=60)
 
 #: Statuses whose time is blocked for others (pending only while its hold lasts).
 BLOCKING_STATUSES = frozenset({BookingStatus.PENDING, BookingStatus.CONFIRMED, BookingStatus.PAID})
@@ -195,6 +199,36 @@ class Booking:
     def complete(self, now: datetime) -> Booking:
         """The booked time has passed: ``completed``."""
         return replace(self, status=BookingStatus.COMPLETED, updated_at=now)
+
+    def check_in(self, now: datetime) -> Booking:
+        """The customer arrived: ``checked_in_at`` set, the status kept (CONTRACT 7.4).
+
+        Only a confirmed or paid booking, once, from :data:`CHECK_IN_OPENS` before its start to its end.
+
+        Raises:
+            InvalidTransition: another status (named), checked in already, or outside that time.
+        """
+        if self.status not in {BookingStatus.CONFIRMED, BookingStatus.PAID}:
+            raise InvalidTransition(f"Cannot check in a booking with status '{self.status}'.")
+        if self.checked_in_at is not None:
+            at = self.checked_in_at.isoformat()
+            raise InvalidTransition(f"This booking (status '{self.status}') was checked in already at {at}.")
+        if now < self.start - CHECK_IN_OPENS:
+            starts = self.start.isoformat()
+            raise InvalidTransition(
+                f"Check-in opens 60 minutes before the start (status '{self.status}', starts {starts})."
+            )
+        if now >= self.end:
+            raise InvalidTransition(f"Cannot check in a booking that has ended (status '{self.status}').")
+        return replace(self, checked_in_at=now, updated_at=now)
+
+    def move_to(self, resource_id: int, span: TimeRange, now: datetime) -> Booking:
+        """Staff moved the booking to ``span`` (on ``resource_id``): id, reference, status and price kept."""
+        return replace(self, resource_id=resource_id, start=span.start, end=span.end, updated_at=now)
+
+    def record_payment_method(self, method: PaymentMethod, now: datetime) -> Booking:
+        """How the booking is (to be) paid, as staff recorded or agreed it."""
+        return replace(self, payment_method=method, updated_at=now)
 
     def mark_no_show(self, now: datetime) -> Booking:
         """The user did not come: ``no_show``."""

@@ -1,9 +1,10 @@
 """Claiming a resource's time: what a claim is checked against, and what decides it.
 
-A booking claims time on its resource; so will a block (closed time) and a booking moved by staff.
-Storage makes a claim through one port method (:meth:`booking_core.ports.Bookings.claim`), which
-shows the domain the time around the claim as it will be stored against (:class:`ClaimCheck`) and
-stores the claim only if the domain's rules accept it. Which time that is, and whether concurrent
+A booking claims time on its resource, and a booking moved by staff claims its new time again.
+Storage makes a claim through one port method (:meth:`booking_core.ports.Bookings.claim`, and
+:meth:`~booking_core.ports.Bookings.reclaim` for a booking that exists), which shows the domain the
+time around the claim as it will be stored against (:class:`ClaimCheck`) and stores the claim only
+if the domain's rules accept it. Which time that is, and whether concurrent
 claims must be decided one after another, is a domain fact: :func:`neighbourhood`.
 """
 

@@ -22,6 +22,22 @@ class PaymentStatus(enum.StrEnum):
     CANCELED = "canceled"
 
 
+#: The provider of a payment staff took at the venue (cash, card terminal, other): no provider is
+#: asked for it, and what the venue gives back of it is handed back at the desk (CONTRACT 7.4).
+VENUE_PROVIDER = "venue"
+_VENUE_INTENT = "venue-"
+
+
+def venue_intent_id(payment_id: str) -> str:
+    """The intent id of a payment taken at the venue (unique like a provider's, never a provider's)."""
+    return f"{_VENUE_INTENT}{payment_id}"
+
+
+def is_venue_intent(payment_intent_id: str) -> bool:
+    """Whether ``payment_intent_id`` is that of a payment taken at the venue."""
+    return payment_intent_id.startswith(_VENUE_INTENT)
+
+
 #: Statuses of a payment whose money the provider has taken (and may be giving back).
 TAKEN_STATUSES = frozenset({PaymentStatus.SUCCEEDED, PaymentStatus.REFUND_PENDING, PaymentStatus.REFUNDED})
 

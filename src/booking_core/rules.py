@@ -14,12 +14,18 @@
 Rules 2, 3, 4 and 8 are questions of :class:`booking_core.bookable.BookingRules`, which availability
 asks too; it meets 6 and 7 by looking only inside free blocks. Whether the resource exists and is
 bookable at all is the use case's concern.
+
+Who books decides which rules hold (:class:`RuleSet`): a customer meets them all (:data:`CUSTOMER`);
+staff book at short notice, without the minimum lead time (:data:`STAFF`); a manager overriding the
+rules (:data:`OVERRIDE`) is held only to 1, 5 and 7 and to a start that has not passed. No rule set
+lets a booking overlap another or closed time (CONTRACT 7.4).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from booking_core.bookable import BookingRules
 from booking_core.catalog import Resource
@@ -27,6 +33,27 @@ from booking_core.claims import Accept, ClaimCheck, refuse_beyond_unpaid_limit
 from booking_core.errors import SlotUnavailable, ValidationFailed
 from booking_core.schedule import Window, blocked_time, expand_windows
 from booking_core.timerange import TimeRange, merge, subtract
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RuleSet:
+    """Which of the rules a request is held to, besides 1, 5, 7 and a start in the future.
+
+    ``lead_time``: the minimum lead time of rule 3. ``resource_rules``: alignment (2), the advance
+    window (3), the durations (4), the bookable windows (6) and the gap rule (8).
+    """
+
+    lead_time: bool = True
+    resource_rules: bool = True
+
+
+#: A customer's booking (directly or through a client): every rule.
+CUSTOMER = RuleSet()
+#: A booking made or moved by the venue's staff: every rule but the minimum lead time.
+STAFF = RuleSet(lead_time=False)
+#: Staff overriding the rules (manager, admin): only the end after the start, a start ahead, the
+#: participants and no overlap with bookings or closed time.
+OVERRIDE = RuleSet(lead_time=False, resource_rules=False)
 
 
 def booking_span(start: dt.datetime, end: dt.datetime) -> TimeRange:
@@ -99,19 +126,32 @@ def validate_booking(
 
 
 def validate_request(
-    resource: Resource, span: TimeRange, *, participant_count: int, now: dt.datetime
+    resource: Resource,
+    span: TimeRange,
+    *,
+    participant_count: int,
+    now: dt.datetime,
+    rule_set: RuleSet = CUSTOMER,
 ) -> TimeRange:
-    """Rules 1 to 6, which need no other booking; returns the block of bookable windows holding ``span``.
+    """Rules 1 to 6, which need no other booking; returns the block of bookable windows holding ``span``
+    (``span`` itself when ``rule_set`` skips the windows).
 
     Raises as :func:`validate_booking`.
     """
     if span.is_empty:
         raise ValidationFailed("End time must be after start time.", field="end_datetime")
     rules = BookingRules.of(resource)
+    if not rule_set.lead_time:
+        rules = replace(rules, lead=dt.timedelta(0))
+    windows = _windows_around(resource, rules, span)
+    if not rule_set.resource_rules:
+        if span.start <= now:
+            raise ValidationFailed("Start time must be in the future.", field="start_datetime")
+        _check_participants(resource, windows, span.start, participant_count)
+        return span
     _refuse(rules.alignment_refusal(span))
     _refuse(rules.lead_refusal(span.start, now))
     _refuse(rules.duration_refusal(span))
-    windows = _windows_around(resource, rules, span)
     _check_participants(resource, windows, span.start, participant_count)
 
     opening = next((block for block in merge(w.range for w in windows) if block.contains(span)), None)
@@ -121,31 +161,56 @@ def validate_request(
 
 
 def validate_against_bookings(
-    resource: Resource, span: TimeRange, opening: TimeRange, blocking: Sequence[TimeRange]
+    resource: Resource,
+    span: TimeRange,
+    opening: TimeRange,
+    blocking: Sequence[TimeRange],
+    *,
+    rule_set: RuleSet = CUSTOMER,
 ) -> None:
-    """Rules 7 and 8 for a ``span`` that passed :func:`validate_request`, which gave ``opening``.
+    """Rules 7 and 8 (8 only with ``rule_set.resource_rules``) for a ``span`` that passed
+    :func:`validate_request`, which gave ``opening``.
 
     Raises as :func:`validate_booking`.
     """
     blocked = [r for r in blocked_time(resource, blocking, opening) if not r.is_empty]
     if any(r.overlaps(span) for r in blocked):
         raise SlotUnavailable()
+    if not rule_set.resource_rules:
+        return
     free = next(block for block in subtract([opening], blocked) if block.contains(span))
     _refuse(BookingRules.of(resource).gap_refusal(free, span))
 
 
 def accept_new_booking(
-    resource: Resource, span: TimeRange, opening: TimeRange, *, unpaid_limit: int
+    resource: Resource,
+    span: TimeRange,
+    opening: TimeRange,
+    *,
+    unpaid_limit: int,
+    rule_set: RuleSet = CUSTOMER,
 ) -> Accept:
-    """The verdict on what a claim of a new pending booking of ``span`` finds, which passed
-    :func:`validate_request` (giving ``opening``): the limit of unpaid bookings, then rules 7 and 8.
+    """The verdict on what a claim of a new booking of ``span`` finds, which passed
+    :func:`validate_request` (giving ``opening``): the limit of unpaid bookings (counted for a
+    pending booking only), then rules 7 and 8 as ``rule_set`` holds them.
 
     Raises as :func:`validate_booking`, and :class:`~booking_core.errors.TooManyUnpaid`.
     """
 
     def accept(found: ClaimCheck) -> None:
         refuse_beyond_unpaid_limit(found, unpaid_limit)
-        validate_against_bookings(resource, span, opening, found.blocking_spans)
+        validate_against_bookings(resource, span, opening, found.blocking_spans, rule_set=rule_set)
+
+    return accept
+
+
+def accept_move(resource: Resource, span: TimeRange, opening: TimeRange, *, rule_set: RuleSet) -> Accept:
+    """The verdict on what a move of a booking to ``span`` finds (the booking itself not among it):
+    rules 7 and 8 as ``rule_set`` holds them. A move adds no unpaid hold, so no limit is counted.
+    """
+
+    def accept(found: ClaimCheck) -> None:
+        validate_against_bookings(resource, span, opening, found.blocking_spans, rule_set=rule_set)
 
     return accept
 

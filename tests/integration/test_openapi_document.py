@@ -95,7 +95,7 @@ def test_user_headers_and_idempotency_key_are_parameters_where_they_apply(docume
         headers = {p["name"] for p in op.get("parameters", []) if p["in"] == "header"}
         acts_for_a_user = path.startswith("/api/v1/bookings/")
         assert ({"X-User-External-ID", "X-User-ID"} <= headers) is acts_for_a_user, (method, path)
-        idempotent = op["operationId"] in {"create_booking", "create_payment_intent"}
+        idempotent = op["operationId"] in {"create_booking", "create_payment_intent", "create_staff_booking"}
         assert ("Idempotency-Key" in headers) is idempotent, (method, path)
     webhook = document["paths"]["/webhooks/provider/"]["post"]["parameters"]
     assert [(p["name"], p["required"]) for p in webhook] == [("Stripe-Signature", True)]

@@ -1405,3 +1405,90 @@ def test_domain_and_rows_share_field_names() -> None:
     renamed = {"start": "start_at", "end": "end_at"}
     columns = set(metadata.tables["bookings"].columns.keys())
     assert {renamed.get(f.name, f.name) for f in dataclasses.fields(Booking)} <= columns
+
+
+# --------------------------------------------------------------------------- reclaim (a booking moved)
+
+
+def _reclaim(uow: UnitOfWork, moved: Booking, accept: Callable[[ClaimCheck], None] = _accept_all) -> None:
+    uow.bookings.lock_for_change(moved.id, resource_first=True)
+    uow.bookings.reclaim(moved, Neighbourhood(span=moved.span, serialized=True), accept, now=NOW)
+
+
+def test_a_reclaim_moves_a_booking_onto_free_time_only(world: Backend) -> None:
+    mine = _booking("09:00", "10:00")
+    theirs = _booking("11:00", "12:00")
+    lapsed = _booking("13:00", "14:00", status=BookingStatus.PENDING, hold_expires_at=NOW)
+    _add(world, mine, theirs, lapsed)
+
+    with world.uow() as uow, pytest.raises(SlotUnavailable):  # the storage refuses, whatever accept says
+        _reclaim(uow, replace(mine, start=_at("10:30"), end=_at("11:30")))
+    with world.uow() as uow:
+        assert uow.bookings.get(mine.id) == mine
+
+    seen: list[ClaimCheck] = []
+    over_itself = replace(mine, start=_at("09:30"), end=_at("10:30"))
+    with world.uow() as uow:
+        _reclaim(uow, over_itself, seen.append)
+        uow.commit()
+    assert seen[0].blocking == []  # its own stored time is not shown, nor in its way
+    with world.uow() as uow:
+        assert uow.bookings.get(mine.id) == over_itself
+
+    onto_lapsed = replace(mine, start=_at("13:00"), end=_at("14:00"))
+    with world.uow() as uow:
+        _reclaim(uow, onto_lapsed)
+        uow.commit()
+    with world.uow() as uow:
+        assert uow.bookings.get(mine.id) == onto_lapsed
+        expired = uow.bookings.get(lapsed.id)
+        assert expired is not None
+        assert expired.status is BookingStatus.CANCELLED
+
+    other_resource = replace(mine, resource_id=2, start=_at("11:00"), end=_at("12:00"))
+    with world.uow() as uow:
+        _reclaim(uow, other_resource)
+        uow.commit()
+    with world.uow() as uow:
+        found = uow.bookings.blocked_slots(2, TimeRange(_at("00:00"), _at("23:00")), NOW)
+    assert [s.booking_id for s in found] == [mine.id]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("serialized", [False, True])
+def test_parallel_moves_and_claims_of_one_time_exactly_one_wins(world: Backend, serialized: bool) -> None:
+    """Half the threads move a booking of their own onto 10:00-11:30, half claim new bookings there:
+    exactly one of them wins, and the time holds one booking afterwards."""
+    movers = [_booking(f"{12 + i}:00", f"{12 + i}:30") for i in range(THREADS // 2)]
+    _add(world, *movers)
+    start = threading.Barrier(THREADS)
+
+    def one(i: int) -> str:
+        start.wait()
+        for _try in range(50):  # a deadlock (or SQLite's busy) runs the unit of work again, as @retried does
+            try:
+                with world.uow() as uow:
+                    if i % 2:
+                        booking = _booking("10:30", "11:30")
+                        near = Neighbourhood(span=booking.span, serialized=serialized)
+                        uow.bookings.claim(booking, near, _accept_all, now=NOW)
+                    else:
+                        locked = uow.bookings.lock_for_change(movers[i // 2].id, resource_first=True)
+                        assert locked is not None
+                        moved = replace(locked, start=_at("10:00"), end=_at("11:30"))
+                        near = Neighbourhood(span=moved.span, serialized=serialized)
+                        uow.bookings.reclaim(moved, near, _accept_all, now=NOW)
+                    uow.commit()
+                    return "won"
+            except SlotUnavailable:
+                return "refused"
+            except TransientConflict:
+                continue
+        raise AssertionError("never got through")
+
+    with ThreadPoolExecutor(THREADS) as pool:
+        outcomes = list(pool.map(one, range(THREADS)))
+    assert outcomes.count("won") == 1
+    assert outcomes.count("refused") == THREADS - 1
+    with world.uow() as uow:
+        assert len(uow.bookings.blocked_slots(1, TimeRange(_at("10:00"), _at("11:30")), NOW)) == 1

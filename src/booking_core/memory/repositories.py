@@ -108,6 +108,27 @@ class InMemoryBookings:
             raise SlotUnavailable()
         self.add(booking)
 
+    def reclaim(self, moved: Booking, near: Neighbourhood, accept: Accept, *, now: datetime) -> None:
+        """Check and store in one step, the moved booking's own stored time not counting."""
+        resource_id = moved.resource_id
+        lapsed = self.expired_holds(now, resource_id)
+        if any(b.span.overlaps(near.span) for b in lapsed):
+            for hold in lapsed:
+                if (expired := expired_hold(hold, now)) is not None:
+                    self.save(expired)
+        others = [s for s in self.blocked_slots(resource_id, near.span, now) if s.booking_id != moved.id]
+        accept(ClaimCheck(blocking=others))
+        overlapped = any(
+            b.id != moved.id
+            and b.resource_id == resource_id
+            and b.status in BLOCKING_STATUSES
+            and b.span.overlaps(moved.span)
+            for b in self._rows.values()
+        )
+        if overlapped:
+            raise SlotUnavailable()
+        self.save(moved)
+
     def get(self, booking_id: str) -> Booking | None:
         return self._rows.get(booking_id)
 

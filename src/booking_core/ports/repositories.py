@@ -127,6 +127,18 @@ class Bookings(Protocol):
         :class:`~booking_core.errors.TransientConflict`, for the use case to run again whole.
         """
 
+    def reclaim(self, moved: Booking, near: Neighbourhood, accept: Accept, *, now: datetime) -> None:
+        """Store ``moved``, a stored booking given a new time (or resource), exactly when ``accept``
+        takes the time around it as it is at ``now``: :meth:`claim` for a booking that exists.
+
+        The caller holds the booking's lock (:meth:`lock_for_change`, ``resource_first``). The booking's
+        own stored time is not shown to ``accept`` and does not stand in its way; any other blocking
+        claim does, lapsed holds expired first, and ``near.serialized`` locks the new resource as
+        :meth:`claim` does. The storage's overlap constraint covers the changed time too, so a move and
+        a concurrent claim of overlapping time never both commit
+        (:class:`~booking_core.errors.SlotUnavailable`).
+        """
+
     def save(self, booking: Booking) -> None:
         """Store a changed booking."""
 

@@ -74,7 +74,7 @@ def create_booking(
         resource = load_available(uow, rid)
         span = _requested_span(cmd)
         opening = validate_request(resource, span, participant_count=cmd.participant_count, now=now)
-        price = _quote(deps, uow, resource, span, cmd.participant_count, now)
+        price = quote_price(deps, uow, resource, span, cmd.participant_count, now)
         booking = _pending_booking(deps, actor.user_id, actor.client_id, resource, cmd, span, price, now)
         terms = accept_new_booking(resource, span, opening, unpaid_limit=deps.max_unpaid_per_user)
         uow.bookings.claim(booking, neighbourhood(resource, span), terms, now=now)
@@ -105,9 +105,10 @@ def _requested_span(cmd: NewBooking) -> TimeRange:
     return TimeRange(cmd.start, cmd.end)
 
 
-def _quote(
+def quote_price(
     deps: Deps, uow: UnitOfWork, resource: Resource, span: TimeRange, participants: int, now: datetime
 ) -> Quote:
+    """The price of a booking of ``span`` at ``now`` (the demand level read when it prices by it)."""
     demand = current_demand(uow, resource, now) if resource.dynamic_pricing.enabled else Decimal(0)
     unit = deps.currencies.unit(resource.currency)
     return quote(resource, span, participants=participants, demand=demand, unit=unit)

@@ -16,6 +16,7 @@ from booking_core.usecases.audit import audit
 from booking_core.usecases.changes import apply_event
 from booking_core.usecases.clients import parse_approval_status
 from booking_core.usecases.deps import Deps
+from booking_core.usecases.operator_bookings import confirm_staff_booking, mark_booking_no_show
 
 
 def _booking_id(deps: Deps, reference_code: str) -> str:
@@ -27,13 +28,16 @@ def _booking_id(deps: Deps, reference_code: str) -> str:
 
 
 def confirm_booking(deps: Deps, reference_code: str) -> Booking:
-    """Confirm a pending booking whose hold still runs, without payment (venue agreement)."""
-    return apply_event(deps, _booking_id(deps, reference_code), Event.CONFIRM).booking
+    """Confirm a pending booking whose hold still runs, without payment (venue agreement): the
+    staff's confirm (:func:`~booking_core.usecases.operator_bookings.confirm_staff_booking`) done
+    from the command line, audited with no actor."""
+    return confirm_staff_booking(deps, None, _booking_id(deps, reference_code)).booking
 
 
 def mark_no_show(deps: Deps, reference_code: str) -> Booking:
-    """Record that the user did not come (a paid or confirmed booking, after its start)."""
-    return apply_event(deps, _booking_id(deps, reference_code), Event.NO_SHOW).booking
+    """Record that the user did not come (a paid or confirmed booking, after its start), as staff
+    do (:func:`~booking_core.usecases.operator_bookings.mark_booking_no_show`), audited with no actor."""
+    return mark_booking_no_show(deps, None, _booking_id(deps, reference_code)).booking
 
 
 def complete_past_bookings(deps: Deps) -> int:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from datetime import timedelta
 
 from booking_core.errors import PaymentProviderError, StorageUnavailable
-from booking_core.payments import RefundRequest
+from booking_core.payments import RefundRequest, is_venue_intent
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.retry import retried
 
@@ -74,6 +74,9 @@ def _claim(deps: Deps, payment_id: str) -> tuple[RefundRequest, str] | None:
     """The request, taken for one attempt, and the currency of its payment."""
     now = deps.clock.now()
     with deps.uow() as uow:
+        waiting = uow.refunds.get(payment_id)
+        if waiting is not None and is_venue_intent(waiting.payment_intent_id):
+            return None  # handed back at the venue's desk: no provider to ask (the cancel reports it)
         if not uow.refunds.claim(payment_id, now, now + LEASE):
             return None
         claimed = uow.refunds.get(payment_id)

@@ -4,7 +4,7 @@ that differ (the strategies in ``postgres.py`` and ``sqlite.py``)."""
 from __future__ import annotations
 
 import builtins
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -25,7 +25,7 @@ from adapters.sqla.repositories.bookings._search import search_statement
 from adapters.sqla.repositories.bookings._statements import BLOCKS_AT, HOLD_LAPSED, INSERT, LOCK_BOOKING
 from booking_core.availability import BookedSlot
 from booking_core.booking import Booking, BookingStatus
-from booking_core.claims import Accept, ClaimCheck, expired_hold
+from booking_core.claims import Accept, ClaimCheck, Neighbourhood, expired_hold
 from booking_core.errors import NotFound, SlotUnavailable
 from booking_core.ports.repositories import BookingQuery, SearchKey, StaffBookingQuery
 from booking_core.timerange import TimeRange
@@ -36,13 +36,15 @@ class SqlaBookings:
     """Bookings in the ``bookings`` table. ``add``/``save`` flush, so constraint errors surface at once.
 
     A strategy per database sets its dialect's name (:attr:`_DIALECT`), the statements that differ
-    (:attr:`_BLOCKED`, :attr:`_LIVE`), the locks (:meth:`_lock_resource`, :meth:`_lock_resource_of`)
-    and ``claim``.
+    (:attr:`_BLOCKED`, :attr:`_LIVE`, :attr:`_NEAR`), the locks (:meth:`_lock_resource`,
+    :meth:`_lock_resource_of`) and ``claim``.
     """
 
     _DIALECT: ClassVar[str]
     _BLOCKED: ClassVar[Select[Any]]
     _LIVE: ClassVar[Select[Any]]
+    #: The slots in a blocking state (lapsed holds included) overlapping ``:start``..``:end``.
+    _NEAR: ClassVar[Select[Any]]
 
     def __init__(self, session: Session) -> None:
         self._session = session
@@ -58,6 +60,17 @@ class SqlaBookings:
     def add(self, booking: Booking) -> None:
         # A plain INSERT: the ORM's flush machinery costs more than the statement for one new row.
         driver.execute(self._session, INSERT, booking_values(booking))
+
+    def reclaim(self, moved: Booking, near: Neighbourhood, accept: Accept, *, now: datetime) -> None:
+        # One way on both databases: the caller holds the booking's lock; the resource's lock (when
+        # the gap rule asks for it) keeps the neighbourhood as read. What the read cannot see, a
+        # concurrent claim of the same time, the overlap constraint refuses on PostgreSQL at the
+        # UPDATE; on SQLite the single writer lets none come in between.
+        if near.serialized:
+            self._lock_resource(moved.resource_id)
+        params = {"resource_id": moved.resource_id, "start": near.span.start, "end": near.span.end}
+        found = [row for row in self._session.connection().execute(self._NEAR, params) if row[0] != moved.id]
+        self._settle(moved, found, 0, accept, stored=False, now=now, store=self.save)
 
     def save(self, booking: Booking) -> None:
         row = self._session.get(BookingRow, booking.id)
@@ -124,9 +137,11 @@ class SqlaBookings:
         *,
         stored: bool,
         now: datetime,
+        store: Callable[[Booking], None] | None = None,
     ) -> None:
         """The end of every claim, once the storage has read (and perhaps stored) it: lapsed holds
-        in the way expired, ``accept`` asked, and the booking stored if only they stood in its way."""
+        in the way expired, ``accept`` asked, and the booking stored (``store``, by default added)
+        if only they stood in its way."""
         slots = [slot(*row) for row in found]
         if any(not s.blocks_at(now) for s in slots):  # rare: the worker's sweep usually got there first
             self._expire_lapsed_holds(booking.resource_id, now)
@@ -136,7 +151,7 @@ class SqlaBookings:
             if any(s.span.overlaps(booking.span) for s in blocking):  # whatever ``accept`` said
                 raise SlotUnavailable()
             # on PostgreSQL only lapsed holds stood in its way (expired now); the constraint decides a race
-            self.add(booking)
+            (store or self.add)(booking)
 
     def _expire_lapsed_holds(self, resource_id: int, now: datetime) -> None:
         """Expire all of the resource's lapsed holds (the query is the same as for those in the way),

@@ -63,6 +63,7 @@ class PostgresBookings(SqlaBookings):
     _DIALECT = "postgresql"
     _BLOCKED = blocked(_OVERLAPS)
     _LIVE = live(_OVERLAPS)
+    _NEAR = in_blocking_state(_OVERLAPS)
 
     def claim(self, booking: Booking, near: Neighbourhood, accept: Accept, *, now: datetime) -> None:
         # Locks first, in UnitOfWork's order, each in a statement before the claim's: a statement

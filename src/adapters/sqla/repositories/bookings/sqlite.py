@@ -24,7 +24,7 @@ from adapters.sqla.repositories.bookings._statements import (
 from booking_core.booking import Booking, BookingStatus
 from booking_core.claims import Accept, Neighbourhood
 
-_NEAR = in_blocking_state(and_(OVERLAPS, BLOCKING))
+_NEAR_SLOTS = in_blocking_state(and_(OVERLAPS, BLOCKING))
 
 
 @translate_errors
@@ -34,11 +34,12 @@ class SqliteBookings(SqlaBookings):
     _DIALECT = "sqlite"
     _BLOCKED = blocked(OVERLAPS)
     _LIVE = live(OVERLAPS)
+    _NEAR = _NEAR_SLOTS
 
     def claim(self, booking: Booking, near: Neighbourhood, accept: Accept, *, now: datetime) -> None:
         connection = self._session.connection()
         span = {"resource_id": booking.resource_id, "start": near.span.start, "end": near.span.end}
-        found = connection.execute(_NEAR, span).all()
+        found = connection.execute(_NEAR_SLOTS, span).all()
         unpaid = 0
         if booking.status is BookingStatus.PENDING:
             unpaid = connection.execute(UNPAID_HOLDS, {"holder": booking.user_id, "now": now}).scalar_one()

@@ -12,7 +12,18 @@ from litestar import Router
 
 from entrypoints.http.openapi import STAFF_ONLY
 from entrypoints.http.operator_auth import staff_required
-from entrypoints.http.routes.operator import audit, blocks, catalog, day, me, platform, report, search, staff
+from entrypoints.http.routes.operator import (
+    audit,
+    blocks,
+    bookings,
+    catalog,
+    day,
+    me,
+    platform,
+    report,
+    search,
+    staff,
+)
 
 router = Router(
     path="/operator",
@@ -21,6 +32,7 @@ router = Router(
         *me.handlers,
         *day.handlers,
         *blocks.handlers,
+        *bookings.handlers,
         *report.handlers,
         *search.handlers,
         *catalog.handlers,
