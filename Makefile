@@ -37,7 +37,7 @@ test: install-dev
 	$(MAKE) lint
 	$(MAKE) typecheck
 	$(MAKE) layering
-	$(BIN)/python -m pytest tests/unit tests/integration
+	$(BIN)/python -m pytest tests/unit tests/integration tests/e2e
 
 lint: install-dev
 	$(BIN)/ruff check src tests
@@ -72,7 +72,7 @@ bench-scale: install-dev
 # PostgreSQL with 4 server processes); make test runs it scaled down. Prints the figures.
 STORM_BOOKINGS ?= 200
 storm: install-dev
-	BOOKING_STORM_BOOKINGS=$(STORM_BOOKINGS) $(BIN)/python -m pytest tests/integration/test_webhook_storm.py -q -s
+	BOOKING_STORM_BOOKINGS=$(STORM_BOOKINGS) $(BIN)/python -m pytest tests/e2e/test_webhook_storm.py -q -s
 
 # The documentation site (mkdocs.yml, docs/) into site/; --strict turns every warning, a broken link
 # or anchor among them, into a failure. Not part of `make test`, which needs no docs tools.

@@ -22,8 +22,8 @@ from booking_core.outbox import MailTemplate, OutboxStatus
 from booking_core.usecases.email_notifier import email_only
 from booking_core.usecases.outbox import dispatch_outbox, list_outbox
 from entrypoints.worker import run_once
-from tests.integration.http_fixtures import ANNA, Api, book, loaded_sqlite_url, pay, sqlite_template, start
 from tests.integration.test_mail_render import _notification
+from tests.support.http_fixtures import ANNA, Api, book, loaded_sqlite_url, pay, sqlite_template, start
 
 __all__ = ["loaded_sqlite_url", "sqlite_template"]  # fixtures
 

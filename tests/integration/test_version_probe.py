@@ -8,7 +8,7 @@ import pytest
 
 from adapters.sqla.version_probe import DataVersionProbe
 from booking_core.ports import DataVersion
-from tests.integration.http_fixtures import (
+from tests.support.http_fixtures import (
     ANNA,
     Api,
     book,

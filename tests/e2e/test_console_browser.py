@@ -1,0 +1,279 @@
+"""The console in a real browser (CONTRACT 8): Chromium from the operating system's packages, driven by
+Playwright, against a live ``booking serve`` (two workers) on SQLite and on PostgreSQL.
+
+A member of staff signs in, sees their venues, opens a day sheet, switches the pages to German, is
+refused a form whose CSRF token was taken away, signs out and is refused the day sheet; a customer
+is told they have no console. Every page passes axe-core with no serious or critical finding.
+
+Playwright's own browser downloads are never used: the browser is ``/usr/bin/chromium`` (Debian's
+``chromium``, which ``.ci/run`` installs), or ``BOOKING_TEST_CHROMIUM``. With
+``BOOKING_SCREENSHOTS=1`` the SQLite run writes the pages' pictures into ``docs/console/``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import httpx
+import pytest
+
+from entrypoints.console.i18n import Formats
+from tests.support.console_fixtures import (
+    ADMIN_EMAIL,
+    CUSTOMER_EMAIL,
+    CUSTOMER_PASSWORD,
+    DESK_EMAIL,
+    STAFF_PASSWORD,
+    load_console_catalog,
+)
+from tests.support.http_fixtures import ANNA, DESK, auth
+from tests.support.postgres import require_postgres, temporary_database
+from tests.support.server import free_port, running
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+axe_api = pytest.importorskip("axe_playwright_python.sync_playwright")
+
+BERLIN = ZoneInfo("Europe/Berlin")
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "console"
+_BLOCKING = {"serious", "critical"}
+
+
+def _chromium() -> str:
+    """The operating system's Chromium; missing, the test is skipped (failed under ``CI=true``)."""
+    path = os.environ.get("BOOKING_TEST_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    if Path(path).is_file():
+        return path
+    message = "no Chromium at /usr/bin/chromium (apt-get install chromium, or set BOOKING_TEST_CHROMIUM)"
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the module's tests."""
+    executable = _chromium()
+    with playwright_api.sync_playwright() as playwright:
+        # as root (CI) Chromium's sandbox cannot start; the pages are the service's own
+        launched = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=["--no-sandbox"]
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def _serve(url: str, tmp: Path) -> Iterator[str]:
+    load_console_catalog(url)  # here rather than by the command line: two interpreters fewer to start
+    environment = {
+        **os.environ,
+        "BOOKING_DATABASE_URL": url,
+        "BOOKING_PORT": str(free_port()),
+        # two processes: a session or form signed by one is accepted by the other (one kept key)
+        "BOOKING_WORKERS": "2",
+        "BOOKING_SECRET_KEY_FILE": str(tmp / "secret_key"),
+        "BOOKING_INPROCESS_WORKER": "false",
+        "BOOKING_MAIL_DIR": str(tmp / "mail"),
+    }
+    with running(environment, tmp) as server:
+        # made once by `booking serve` before its workers started, readable by the service alone
+        assert (tmp / "secret_key").stat().st_mode & 0o777 == 0o600
+        yield server.base
+
+
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str]]:
+    """``booking serve`` on a migrated database with the console's catalog: its URL and the backend
+    (one per backend for the module's tests)."""
+    tmp_path = tmp_path_factory.mktemp(f"console-{request.param}")
+    if request.param == "postgres":
+        require_postgres()
+        with temporary_database() as url:
+            for base in _serve(url, tmp_path):
+                yield base, "postgres"
+        return
+    for base in _serve(f"sqlite:///{tmp_path / 'booking.sqlite3'}", tmp_path):
+        yield base, "sqlite"
+
+
+def _seed(base: str, day: dt.date) -> None:
+    """Through the JSON API: Anna books Court 2 from 10:00 to 11:30 on ``day``, and the front desk
+    closes Court 1 from 14:00 to 15:00 for an event."""
+    at = day.isoformat()
+    with httpx.Client(base_url=f"{base}/api/v1", timeout=30) as api:
+        courts = {r["name"]: r["id"] for r in api.get("/resources/", params={"is_active": "true"}).json()}
+        booked = api.post(
+            "/bookings/",
+            json={
+                "resource": courts["Court 2"],
+                "start_datetime": f"{at}T10:00:00+{_offset(day)}",
+                "end_datetime": f"{at}T11:30:00+{_offset(day)}",
+            },
+            headers=auth(ANNA),
+        )
+        assert booked.status_code == 201, booked.text
+        venue = api.get("/operator/venues/", headers=auth(DESK)).json()[0]["id"]
+        closed = api.post(
+            f"/operator/venues/{venue}/blocks/",
+            json={
+                "resource_ids": [courts["Court 1"]],
+                "start_datetime": f"{at}T14:00:00+{_offset(day)}",
+                "end_datetime": f"{at}T15:00:00+{_offset(day)}",
+                "reason": "event",
+                "note": "Club final",
+            },
+            headers=auth(DESK),
+        )
+        assert closed.status_code == 201, closed.text
+
+
+def _offset(day: dt.date) -> str:
+    """Berlin's UTC offset at noon of ``day`` (``01:00`` or ``02:00``)."""
+    offset = dt.datetime.combine(day, dt.time(12), BERLIN).utcoffset() or dt.timedelta()
+    return f"{offset.seconds // 3600:02d}:00"
+
+
+class Visit:
+    """One browser tab: each page it reaches is checked with axe-core, and pictured on request."""
+
+    def __init__(self, page: Any, base: str, *, pictures: bool) -> None:
+        self.page = page
+        self.base = base
+        self.pictures = pictures
+        self.axe = axe_api.Axe()
+
+    def check(self, name: str) -> None:
+        """No serious or critical accessibility finding on the page shown now."""
+        results = self.axe.run(self.page)
+        blocking = [v for v in results.response["violations"] if v.get("impact") in _BLOCKING]
+        assert blocking == [], f"{name}: {[(v['id'], v['help'], v['nodes'][0]['target']) for v in blocking]}"
+        if self.pictures:
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            self.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+
+    def sign_in(self, email: str, password: str) -> None:
+        self.page.goto(f"{self.base}/console/login")
+        self.page.get_by_label("Email address").fill(email)
+        self.page.get_by_label("Password").fill(password)
+        self.page.get_by_role("button", name="Sign in").click()
+
+
+def test_a_member_of_staff_runs_through_the_console(browser: Any, server: tuple[str, str]) -> None:
+    base, backend = server
+    today = dt.datetime.now(BERLIN).date()
+    tomorrow = today + dt.timedelta(days=1)
+    _seed(base, tomorrow)
+    pictures = os.environ.get("BOOKING_SCREENSHOTS") == "1" and backend == "sqlite"
+    context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 900})
+    expect = playwright_api.expect
+    try:
+        visit = Visit(context.new_page(), base, pictures=pictures)
+        page = visit.page
+
+        # not signed in: the console sends you to its sign-in page
+        page.goto(f"{base}/console/")
+        expect(page).to_have_url(f"{base}/console/login")
+        expect(page.get_by_role("heading", level=1)).to_have_text("Sign in")
+        visit.check("sign-in")
+
+        # a customer has no console, and gets no session
+        visit.sign_in(CUSTOMER_EMAIL, CUSTOMER_PASSWORD)
+        expect(page.get_by_role("alert")).to_contain_text("You have no console")
+        visit.check("no-console")
+        page.goto(f"{base}/console/")
+        expect(page).to_have_url(f"{base}/console/login")
+
+        # the administrator (English) sees every venue
+        visit.sign_in(ADMIN_EMAIL, STAFF_PASSWORD)
+        expect(page).to_have_url(f"{base}/console/")
+        expect(page.get_by_role("heading", level=1)).to_have_text("Your venues")
+        expect(page.get_by_role("row", name="Center Court Club")).to_contain_text("Administrator")
+        expect(page.get_by_role("row", name="Harbour Padel")).to_be_visible()
+        visit.check("venues")
+
+        # the day sheet: resources as columns, the hours as rows, the line at now
+        page.get_by_role("link", name="Today at Center Court Club").click()
+        expect(page.get_by_role("heading", level=1)).to_have_text("Center Court Club")
+        expect(page.get_by_role("heading", level=2, name="Court 1")).to_be_visible()
+        expect(page.get_by_role("heading", level=2, name="Court 2")).to_be_visible()
+        expect(page.locator(".day")).to_contain_text(Formats("en").date(today))
+        if dt.time(8) <= dt.datetime.now(BERLIN).time() < dt.time(22):
+            expect(page.locator(".now")).to_contain_text("Now")
+        visit.check("day-sheet-today")
+
+        # tomorrow by the date picker: Anna's booking on Court 2, the event closing Court 1 hatched
+        page.get_by_label("Date").fill(tomorrow.isoformat())
+        page.get_by_role("button", name="Show day").click()
+        expect(page.locator(".day")).to_contain_text(Formats("en").date(tomorrow))
+        booking = page.locator(".booking")
+        expect(booking).to_have_count(1)
+        expect(booking).to_contain_text("Anna Schmidt")
+        expect(booking).to_contain_text("Awaiting payment")
+        assert "grid-column: 3" in (booking.get_attribute("style") or "")  # Court 2
+        expect(page.locator(".closed")).to_contain_text("Event")
+        expect(page.locator(".closed")).to_contain_text("Club final")
+        visit.check("day-sheet")
+        page.get_by_role("link", name="Next day").click()
+        expect(page.locator(".day")).to_contain_text(Formats("en").date(tomorrow + dt.timedelta(days=1)))
+        page.get_by_role("link", name="Previous day").click()
+        expect(page.locator(".booking")).to_have_count(1)
+
+        # German: every label, and the date as German writes it
+        page.get_by_label("Language").select_option("de")
+        page.get_by_role("button", name="Change language").click()
+        expect(page.locator("html")).to_have_attribute("lang", "de")
+        expect(page.locator(".day")).to_contain_text(f"Tagesplan für {Formats('de').date(tomorrow)}")
+        expect(page.locator(".closed")).to_contain_text("Veranstaltung")
+        expect(page.locator(".booking")).to_contain_text("Zahlung offen")
+        expect(page.get_by_role("button", name="Abmelden")).to_be_visible()
+        visit.check("day-sheet-de")
+
+        # a form whose CSRF token was taken away is refused, and nothing changes
+        page.evaluate("document.querySelectorAll('input[name=_csrf_token]').forEach(e => e.remove())")
+        with page.expect_response(f"{base}/console/logout") as refused:
+            page.get_by_role("button", name="Abmelden").click()
+        assert refused.value.status == 403
+        expect(page.get_by_role("alert")).to_contain_text("Sicherheitsschlüssel")
+        visit.check("csrf-refused")
+        page.goto(f"{base}/console/")
+        expect(page.get_by_role("heading", level=1)).to_have_text("Ihre Anlagen")  # still signed in
+
+        # sign out: the day sheet is refused from then on (the pages keep their language)
+        page.get_by_role("button", name="Abmelden").click()
+        expect(page).to_have_url(f"{base}/console/login")
+        page.goto(f"{base}/console/venues/1/day")
+        expect(page).to_have_url(f"{base}/console/login")
+        expect(page.get_by_role("heading", level=1)).to_have_text("Anmelden")
+    finally:
+        context.close()
+
+
+def test_the_console_works_with_javascript_switched_off(browser: Any, server: tuple[str, str]) -> None:
+    base, _backend = server
+    context = browser.new_context(locale="de-DE", java_script_enabled=False)
+    expect = playwright_api.expect
+    try:
+        page = context.new_page()
+        page.goto(f"{base}/console/login")
+        page.get_by_label("E-Mail-Adresse").fill(DESK_EMAIL)
+        page.get_by_label("Passwort").fill(STAFF_PASSWORD)
+        page.get_by_role("button", name="Anmelden").click()
+        expect(page.get_by_role("heading", level=1)).to_have_text("Ihre Anlagen")
+        page.get_by_role("link", name="Heute bei Center Court Club").click()
+        expect(page.get_by_role("heading", level=2, name="Court 1")).to_be_visible()
+        page.get_by_label("Datum").fill("2026-06-05")
+        page.get_by_role("button", name="Tag anzeigen").click()
+        expect(page.locator(".day")).to_contain_text("Freitag, 5. Juni 2026")
+        page.get_by_role("button", name="Abmelden").click()
+        expect(page.get_by_role("heading", level=1)).to_have_text("Anmelden")
+    finally:
+        context.close()
