@@ -22,7 +22,7 @@ import pytest
 from sqlalchemy import text
 
 from adapters.sqla import make_engine
-from tests.support.arena import BERLIN, CLIENT, OTHER, as_client, as_user, catalog, signed
+from tests.support.arena import BERLIN, CLIENT, DESK, OTHER, as_client, as_user, catalog, signed
 from tests.support.ledger import assert_consistent, read
 from tests.support.postgres import require_postgres, temporary_database
 from tests.support.server import serving
@@ -91,6 +91,11 @@ class Service:
 
     def cancel(self, booking_id: str, who: dict[str, str] | None = None) -> httpx.Response:
         return self._send("POST", f"/api/v1/bookings/{booking_id}/cancel/", headers=who or as_user(), json={})
+
+    def staff_cancel(self, booking_id: str) -> httpx.Response:
+        """The venue's desk cancels the booking giving back all that was paid (CONTRACT 7.4)."""
+        path = f"/api/v1/operator/bookings/{booking_id}/cancel/"
+        return self._send("POST", path, headers=as_user(DESK), json={"reason": "other", "refund": "full"})
 
     def event(
         self, kind: str, booking_id: str, *, amount: int = 2000, currency: str = "eur", **obj: Any
@@ -317,4 +322,33 @@ def test_concurrent_cancels_of_a_paid_booking_one_wins_one_refund(service: Servi
     assert [a.status_code for a in answers] == [200, 200]
     story = service.stories([booking_id])[booking_id]
     assert (story.status, story.notices["booking_refunded_user"]) == ("refunded", 1)
+    service.check()
+
+
+def test_a_staff_cancel_racing_the_payment_and_the_customers_cancel_gives_back_one_payment_at_most(
+    service: Service,
+) -> None:
+    """CONTRACT 7.9 and 4.3: the venue's cancel, the customer's cancel and the payment's success for one
+    booking at the same moment. Whichever comes first, the booking ends cancelled, its payment is
+    given back exactly once, and nothing answers 5xx; of the two cancels one wins."""
+    bookings = [service.booked() for _ in range(6)]
+    calls = [
+        call
+        for b in bookings
+        for call in (
+            lambda b=b: service.staff_cancel(b),
+            lambda b=b: service.cancel(b),
+            lambda b=b: service.event("payment_intent.succeeded", b),
+        )
+    ]
+    answers = service.at_once(calls)
+    assert {a.status_code for a in answers} <= {200, 400}, [a.text for a in answers]
+    for n in range(len(bookings)):
+        staff, customer, payment = answers[3 * n : 3 * n + 3]
+        assert payment.status_code == 200
+        assert sorted([staff.status_code, customer.status_code]) == [200, 400], (staff.text, customer.text)
+    for booking_id, story in service.stories(bookings).items():
+        assert story.status == "cancelled", booking_id
+        assert list(story.payments.values()) == ["refund_pending"], booking_id
+        assert len(story.refund_requests) == 1, booking_id
     service.check()

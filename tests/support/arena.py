@@ -15,6 +15,8 @@ from adapters.payments.sandbox import sign
 
 BERLIN = ZoneInfo("Europe/Berlin")
 USER, OTHER, CLIENT = "arena-user", "arena-other", "arena-client"
+#: The token of the venue's desk staff (CONTRACT 7.1).
+DESK = "arena-desk"
 SECRET = "whsec_dev"
 #: An hour on a court costs 20.00 EUR: 2000 in the provider's minor units.
 HOUR_MINOR = 2000
@@ -54,7 +56,9 @@ def catalog(courts: int = 4) -> dict[str, Any]:
         "users": [
             {"email": "player@example.com", "first_name": "Pla", "last_name": "Yer", "token": USER},
             {"email": "rival@example.com", "first_name": "Ri", "last_name": "Val", "token": OTHER},
+            {"email": "desk@arena.example", "first_name": "De", "last_name": "Sk", "token": DESK},
         ],
+        "staff": [{"email": "desk@arena.example", "role": "desk", "venues": ["arena"]}],
         "clients": [
             {
                 "name": "ArenaApp",
