@@ -227,7 +227,7 @@ def test_staff_flow_through_the_generated_client(generated: ModuleType, live_ser
             start_datetime=_at(day, "10:00:00"),
             end_datetime=_at(day, "11:00:00"),
             customer=models.StaffCustomerIn(email="walk-in@example.com", first_name="Walter"),
-            payment="at_venue",
+            payment=models.StaffBookingInPayment.AT_VENUE,
             notes="walk-in",
         ),
         idempotency_key="walk-in-1",
@@ -279,7 +279,12 @@ def test_staff_flow_through_the_generated_client(generated: ModuleType, live_ser
     row = next(r for r in sheet.resources if r.id == court.id)
     assert {(b.id, b.status) for b in row.bookings} == {(booked.id, "confirmed"), (paid_id, "paid")}
 
-    partial = models.StaffCancelIn(reason="other", refund="amount", amount="5.00", notes="court damaged")
+    partial = models.StaffCancelIn(
+        reason=models.StaffCancelInReasonType1.OTHER,
+        refund=models.StaffCancelInRefund.AMOUNT,
+        amount="5.00",
+        notes="court damaged",
+    )
     as_desk = api("operator.cancel_staff_booking").sync_detailed(
         client=desk, booking_id=UUID(paid_id), body=partial
     )
