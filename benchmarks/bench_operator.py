@@ -14,7 +14,10 @@ handlers call it; the script prints the median and the 99th percentile in millis
 * ``search admin``: the first page over every venue (an admin without a venue filter), and a text
   that matches nothing, which reads every booking;
 * ``csv``: every booking of the day read chunk by chunk as the CSV download reads them;
-* ``day sheet``: :data:`DAY_SHEET`, left None until the day sheet's own part fills it in.
+* ``day sheet``: :data:`DAY_SHEET`, the venue's day sheet (CONTRACT 7.2) of the busy day: 20 courts,
+  300 bookings, their customers and the free time;
+* ``day sheet HTTP``: the same as ``GET /api/v1/operator/venues/{id}/day/`` through the app in process
+  (Litestar's test client, an admin's token): authentication, the use case and the JSON answer.
 
 It is a measurement, not a test: nothing fails on a figure.
 """
@@ -22,6 +25,7 @@ It is a measurement, not a test: nothing fails on a figure.
 from __future__ import annotations
 
 import argparse
+import logging
 import statistics
 import sys
 import time
@@ -35,6 +39,7 @@ from zoneinfo import ZoneInfo
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 
+from litestar.testing import TestClient  # noqa: E402
 from sqlalchemy import insert  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
 
@@ -50,10 +55,12 @@ from booking_core.paging import Page  # noqa: E402
 from booking_core.ports import ResourceQuery  # noqa: E402
 from booking_core.staff import Role, Staff, StaffRole  # noqa: E402
 from booking_core.usecases.deps import Deps  # noqa: E402
+from booking_core.usecases.operator_day import day_sheet  # noqa: E402
 from booking_core.usecases.operator_reports import venue_report  # noqa: E402
 from booking_core.usecases.operator_search import BookingSearch, export_bookings, search_bookings  # noqa: E402
 from entrypoints.bootstrap import bootstrap  # noqa: E402
 from entrypoints.config import Settings  # noqa: E402
+from entrypoints.http.app import create_app  # noqa: E402
 from tests.support.postgres import temporary_database  # noqa: E402
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -63,9 +70,17 @@ OPEN_HOURS = range(7, 22)  # 15 one-hour bookings a court a day: 300 a day
 CUSTOMERS = 50
 NOW = datetime(2026, 6, 11, 6, 0, tzinfo=UTC)
 ADMIN_ID = "00000000-0000-4000-6000-000000000001"
+#: The token of the catalog's admin, for the reads over HTTP.
+ADMIN_TOKEN = "bench-admin-token"
 
-#: The day sheet's measurement, ``(deps, staff, venue_id, day) -> None``: filled in by its own part.
-DAY_SHEET: Callable[[Deps, Staff, int, date], object] | None = None
+
+def _day_sheet(deps: Deps, staff: Staff, venue_id: int, day: date) -> object:
+    """The day sheet as ``GET /operator/venues/{id}/day/`` asks for it (no cancelled bookings)."""
+    return day_sheet(deps, staff, venue_id, day, False)
+
+
+#: The day sheet's measurement, ``(deps, staff, venue_id, day) -> None``.
+DAY_SHEET: Callable[[Deps, Staff, int, date], object] | None = _day_sheet
 
 
 def catalog() -> dict[str, object]:
@@ -84,7 +99,12 @@ def catalog() -> dict[str, object]:
         "resources": [{"name": f"Court {n:02d}", **court} for n in range(1, COURTS + 1)],
     }  # fmt: skip
     other = {**venue, "slug": "other-club", "name": "Other Club", "resources": [{"name": "Court X", **court}]}
-    return {"venues": [venue, other]}
+    admin = {"email": "admin@bench.example", "first_name": "Ada", "last_name": "Admin", "token": ADMIN_TOKEN}
+    return {
+        "venues": [venue, other],
+        "users": [admin],
+        "staff": [{"email": "admin@bench.example", "role": "admin"}],
+    }
 
 
 def _status(n: int) -> tuple[BookingStatus, CancellationReason | None]:
@@ -269,9 +289,26 @@ def main() -> int:
             for name, run in reads(deps, staff, venue_id).items():
                 p50, p99 = timed(run, args.repeats)
                 print(f"{name:<28}{p50:>10.2f}{p99:>10.2f}", flush=True)
+            sheet = day_sheet(deps, staff, venue_id, DAY, False)
+            shown = sum(len(r.bookings) for r in sheet.resources)
+            print(f"day sheet: {len(sheet.resources)} courts, {shown} bookings shown", flush=True)
+            logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
+            with TestClient(create_app(replace(services, deps=deps))) as client:
+                p50, p99 = timed(lambda: _get_day(client, venue_id), args.repeats)
+                print(f"{'day sheet HTTP':<28}{p50:>10.2f}{p99:>10.2f}", flush=True)
         finally:
             services.close()
     return 0
+
+
+def _get_day(client: TestClient[object], venue_id: int) -> None:
+    response = client.get(
+        f"/api/v1/operator/venues/{venue_id}/day/",
+        params={"date": DAY.isoformat()},
+        headers={"Authorization": f"Token {ADMIN_TOKEN}"},
+    )
+    if response.status_code != 200 or len(response.content) < 1000:
+        raise RuntimeError(f"day sheet over HTTP: {response.status_code} {response.text[:200]}")
 
 
 class _Fixed:

@@ -90,6 +90,32 @@ def test_security_is_stated_per_operation(document: dict[str, Any]) -> None:
             assert requirement == [{"StaffToken": []}], path
 
 
+def test_every_operator_operation_needs_a_staff_token_and_documents_its_refusals(
+    document: dict[str, Any],
+) -> None:
+    operator = [
+        (path, method, op)
+        for path, method, op in _operations(document)
+        if path.startswith("/api/v1/operator/")
+    ]
+    assert len(operator) >= 27  # every path of CONTRACT 7
+    for path, method, op in operator:
+        assert op["security"] == [{"StaffToken": []}], (method, path)
+        assert {"401", "403"} <= set(op["responses"]), (method, path)
+        for status in ("401", "403"):
+            assert op["responses"][status]["content"]["application/json"]["schema"], (method, path, status)
+    schemas = document["components"]["schemas"]
+    choices = {
+        ("StaffBookingIn", "payment"): ["at_venue", "online"],
+        ("StaffCancelIn", "refund"): ["policy", "full", "none", "amount"],
+        ("StaffCancelIn", "reason"): ["user_request", "weather", "other", None],
+        ("RecordPaymentIn", "method"): ["cash", "card_terminal", "other"],
+        ("BlockIn", "on_conflict"): ["refuse", "cancel"],
+    }
+    for (struct, field), expected in choices.items():
+        assert schemas[struct]["properties"][field]["enum"] == expected, (struct, field)
+
+
 def test_user_headers_and_idempotency_key_are_parameters_where_they_apply(document: dict[str, Any]) -> None:
     for path, method, op in _operations(document):
         headers = {p["name"] for p in op.get("parameters", []) if p["in"] == "header"}

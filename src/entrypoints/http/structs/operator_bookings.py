@@ -21,11 +21,22 @@ from booking_core.usecases.operator_bookings import (
     StaffPayment,
 )
 from entrypoints.http.structs._format import amount_in, local
-from entrypoints.http.structs.fields import MESSAGES, Datetime, Email, Int64, Language, Notes, PersonName
+from entrypoints.http.structs.fields import (
+    MESSAGES,
+    CancelReason,
+    Datetime,
+    Email,
+    Int64,
+    Language,
+    Notes,
+    PersonName,
+)
 
 
 def _choice(*choices: str) -> Any:
-    return Meta(max_length=20, extra_json_schema={"enum": list(choices)})
+    """A string of ``choices``: the document names them (under ``extra`` too, where Litestar reads
+    them); the use case checks them and names them in its message."""
+    return Meta(max_length=20, extra_json_schema={"enum": list(choices), "extra": {"enum": list(choices)}})
 
 
 StaffPaymentChoice = Annotated[str, _choice("at_venue", "online")]
@@ -36,9 +47,8 @@ DecimalString = Annotated[
     str, Meta(max_length=20, pattern=r"^[0-9]+(\.[0-9]+)?$", examples=["20.00"], description="Decimal string")
 ]
 UserId = Annotated[str, Meta(min_length=1, max_length=MAX_EXTERNAL_ID, pattern=ONE_LINE_PATTERN)]
-OpReason = Annotated[
-    str, Meta(max_length=20, extra_json_schema={"enum": ["user_request", "weather", "other"]})
-]
+#: The cancellation reasons, as the interface's cancel takes them.
+OpReason = CancelReason
 
 
 def _instant(value: str, field: str) -> datetime:
