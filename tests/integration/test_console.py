@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from litestar.middleware.session import client_side
 
+from booking_core.audit import AuditQuery
 from booking_core.usecases.staff import remove_staff
 from tests.integration.console_fixtures import (  # noqa: F401 - fixtures used by name
     ADMIN_EMAIL,
@@ -306,3 +307,120 @@ def test_a_role_taken_away_ends_the_session_at_the_next_page(console: Api) -> No
     refused = console.client.get("/console/", follow_redirects=False)
     assert refused.status_code == 303
     assert refused.headers["location"] == "/console/login"
+
+
+def _audit_count(console: Api, booking_id: str) -> int:
+    with console.services.deps.read() as uow:
+        return len(uow.audit.list(AuditQuery(object_id=booking_id), limit=100, offset=0))
+
+
+def _status(console: Api, booking_id: str) -> str:
+    with console.services.deps.read() as uow:
+        found = uow.bookings.get(booking_id)
+    assert found is not None
+    return found.status.value
+
+
+def test_the_day_sheet_links_to_the_bookings_page_with_customer_payment_and_history(console: Api) -> None:
+    made = book(console, ANNA, "Court 2", "2026-06-02T10:00:00+02:00", "2026-06-02T11:30:00+02:00")
+    sign_in(console.client, ADMIN_EMAIL)
+    venue = console.venues["center-court"]
+    sheet = console.client.get(f"/console/venues/{venue}/day?date=2026-06-02").text
+    assert f'href="/console/bookings/{made["id"]}"' in sheet
+
+    confirmed = console.client.post(
+        f"/console/bookings/{made['id']}/confirm",
+        data={"_csrf_token": csrf_of(sheet)},
+        follow_redirects=False,
+    )
+    assert confirmed.status_code == 303
+    page = console.client.get(confirmed.headers["location"])
+
+    assert page.status_code == 200
+    assert "Anna Schmidt" in page.text
+    assert CUSTOMER_EMAIL in page.text
+    assert made["reference_code"] in page.text
+    assert 'id="status">Confirmed<' in page.text
+    assert "admin@platform.example" in page.text  # the history: who confirmed it
+    assert 'value="amount"' in page.text  # an admin may choose any refund
+    assert "By the cancellation policy: €0.00" in page.text  # nothing paid yet
+
+
+def test_a_refused_action_shows_the_use_cases_reason_and_changes_nothing(console: Api) -> None:
+    made = book(console, ANNA, "Court 2", "2026-06-02T10:00:00+02:00", "2026-06-02T11:30:00+02:00")
+    sign_in(console.client, ADMIN_EMAIL)
+    path = f"/console/bookings/{made['id']}"
+    token = csrf_of(console.client.get(path).text)
+    cancel = {"_csrf_token": token, "refund": "policy", "reason": "other"}
+    assert console.client.post(f"{path}/cancel", data=cancel, follow_redirects=False).status_code == 303
+    entries = _audit_count(console, made["id"])
+
+    again = console.client.post(f"{path}/cancel", data=cancel)
+    assert again.status_code == 409
+    assert "nothing was changed" in again.text
+    assert "cancelled" in again.text  # the state machine names the status
+    too_much = console.client.post(f"{path}/cancel", data={**cancel, "refund": "amount", "amount": "5.00"})
+    assert too_much.status_code == 409
+    assert _audit_count(console, made["id"]) == entries
+    assert _status(console, made["id"]) == "cancelled"
+
+
+def test_the_desk_is_offered_only_the_policy_and_the_full_refund(console: Api) -> None:
+    made = book(console, ANNA, "Court 2", "2026-06-02T10:00:00+02:00", "2026-06-02T11:30:00+02:00")
+    sign_in(console.client, DESK_EMAIL)
+    page = console.client.get(f"/console/bookings/{made['id']}").text
+
+    assert 'value="policy"' in page
+    assert 'value="full"' in page
+    assert 'value="none"' not in page
+    assert 'value="amount"' not in page
+    assert "Stornieren" in page
+
+
+def test_an_action_without_the_csrf_token_is_refused_and_changes_nothing(console: Api) -> None:
+    made = book(console, ANNA, "Court 2", "2026-06-02T10:00:00+02:00", "2026-06-02T11:30:00+02:00")
+    sign_in(console.client, ADMIN_EMAIL)
+
+    refused = console.client.post(f"/console/bookings/{made['id']}/confirm", data={})
+
+    assert refused.status_code == 403
+    assert _status(console, made["id"]) == "pending"
+    assert _audit_count(console, made["id"]) == 0
+
+
+def test_a_move_goes_through_the_use_case_and_a_taken_time_is_refused(console: Api) -> None:
+    made = book(console, ANNA, "Court 2", "2026-06-02T10:00:00+02:00", "2026-06-02T11:30:00+02:00")
+    other = book(console, ANNA, "Court 1", "2026-06-02T13:00:00+02:00", "2026-06-02T14:00:00+02:00")
+    sign_in(console.client, ADMIN_EMAIL)
+    path = f"/console/bookings/{made['id']}"
+    token = csrf_of(console.client.get(path).text)
+    court1 = console.resources["Court 1"]
+
+    taken = console.client.post(
+        f"{path}/move",
+        data={
+            "_csrf_token": token,
+            "resource": court1,
+            "start": "2026-06-02T13:00",
+            "end": "2026-06-02T14:30",
+        },
+    )
+    assert taken.status_code == 409
+    assert 'role="alert"' in taken.text
+    moved = console.client.post(
+        f"{path}/move",
+        data={
+            "_csrf_token": token,
+            "resource": court1,
+            "start": "2026-06-02T15:00",
+            "end": "2026-06-02T16:30",
+        },
+        follow_redirects=False,
+    )
+    assert moved.status_code == 303, moved.text
+    with console.services.deps.read() as uow:
+        found = uow.bookings.get(made["id"])
+    assert found is not None
+    assert found.resource_id == court1
+    assert found.start.isoformat() == "2026-06-02T13:00:00+00:00"
+    assert other["id"] != made["id"]
