@@ -424,3 +424,41 @@ def test_a_move_goes_through_the_use_case_and_a_taken_time_is_refused(console: A
     assert found.resource_id == court1
     assert found.start.isoformat() == "2026-06-02T13:00:00+00:00"
     assert other["id"] != made["id"]
+
+
+def test_a_free_cell_links_to_a_new_booking_that_the_staff_booking_use_case_makes(console: Api) -> None:
+    sign_in(console.client, ADMIN_EMAIL)
+    venue, court2 = console.venues["center-court"], console.resources["Court 2"]
+    sheet = console.client.get(f"/console/venues/{venue}/day?date=2026-06-02").text
+    link = f"/console/venues/{venue}/bookings/new?resource={court2}&amp;start=2026-06-02T08:00"
+    assert link in sheet
+
+    form = console.client.get(link.replace("&amp;", "&")).text
+    assert 'value="2026-06-02T09:00"' in form  # the end, an hour later
+    data = {
+        "_csrf_token": csrf_of(form),
+        "resource": str(court2),
+        "start": "2026-06-02T10:00",
+        "end": "2026-06-02T11:00",
+        "email": "walk-in@example.com",
+        "first_name": "Walter",
+        "last_name": "Inn",
+        "language": "en",
+        "payment": "at_venue",
+    }
+    made = console.client.post(f"/console/venues/{venue}/bookings/new", data=data, follow_redirects=False)
+    assert made.status_code == 303, made.text
+    page = console.client.get(made.headers["location"]).text
+    assert "Walter Inn" in page
+    assert 'id="status">Confirmed<' in page
+
+    taken = console.client.post(f"/console/venues/{venue}/bookings/new", data=data)
+    assert taken.status_code == 409
+    assert "nothing was booked" in taken.text
+    assert 'value="walk-in@example.com"' in taken.text  # what was typed stays
+    no_token = console.client.post(
+        f"/console/venues/{venue}/bookings/new", data={**data, "_csrf_token": "", "start": "2026-06-02T12:00"}
+    )
+    assert no_token.status_code == 403
+    with console.services.deps.read() as uow:
+        assert uow.users.get_by_email("walk-in@example.com") is not None
