@@ -28,7 +28,7 @@ from tests.integration.console_fixtures import (  # noqa: F401 - fixtures used b
     csrf_of,
     sign_in,
 )
-from tests.integration.http_fixtures import ANNA, DESK, OPERATOR, Api, auth, book, start
+from tests.integration.http_fixtures import ANNA, DESK, OPERATOR, Api, auth, book, pay, start
 
 SESSION = "booking_console"
 
@@ -462,3 +462,38 @@ def test_a_free_cell_links_to_a_new_booking_that_the_staff_booking_use_case_make
     assert no_token.status_code == 403
     with console.services.deps.read() as uow:
         assert uow.users.get_by_email("walk-in@example.com") is not None
+
+
+def test_closing_time_over_a_paid_booking_lists_it_then_cancels_and_refunds_it(console: Api) -> None:
+    made = book(console, ANNA, "Court 2", "2026-06-02T10:00:00+02:00", "2026-06-02T11:30:00+02:00")
+    pay(console, ANNA, made["id"])
+    sign_in(console.client, DESK_EMAIL)
+    venue, court2 = console.venues["center-court"], console.resources["Court 2"]
+    path = f"/console/venues/{venue}/blocks/new"
+    data = {
+        "_csrf_token": csrf_of(console.client.get(path).text),
+        "resources": [str(court2)],
+        "start": "2026-06-02T09:00",
+        "end": "2026-06-02T12:00",
+        "reason": "weather",
+        "note": "Rain",
+    }
+
+    refused = console.client.post(path, data=data)
+    assert refused.status_code == 409
+    assert made["reference_code"] in refused.text
+    assert 'name="on_conflict" value="cancel"' in refused.text
+    assert _status(console, made["id"]) == "paid"
+
+    closed = console.client.post(path, data={**data, "on_conflict": "cancel"}, follow_redirects=False)
+    assert closed.status_code == 303, closed.text
+    assert closed.headers["location"] == f"/console/venues/{venue}/day?date=2026-06-02"
+    assert _status(console, made["id"]) in {"cancelled", "refunded"}
+    with console.services.deps.read() as uow:
+        (payment,) = uow.payments.for_booking(made["id"])
+        refund = uow.refunds.get(payment.id)
+    assert refund is not None  # one refund request, of all of it
+    assert refund.amount in {None, payment.amount}
+    sheet = console.client.get(closed.headers["location"]).text
+    assert "Rain" in sheet
+    assert "Wetter" in sheet
