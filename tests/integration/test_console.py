@@ -7,6 +7,8 @@ The browser tests (``test_console_browser``) drive the same pages in Chromium.
 
 from __future__ import annotations
 
+import csv
+import io
 import time
 from collections.abc import Iterator
 from http.cookies import SimpleCookie
@@ -497,3 +499,22 @@ def test_closing_time_over_a_paid_booking_lists_it_then_cancels_and_refunds_it(c
     sheet = console.client.get(closed.headers["location"]).text
     assert "Rain" in sheet
     assert "Wetter" in sheet
+
+
+def test_the_bookings_list_searches_and_downloads_the_same_rows_as_csv(console: Api) -> None:
+    made = book(console, ANNA, "Court 2", "2026-06-02T10:00:00+02:00", "2026-06-02T11:30:00+02:00")
+    book(console, ANNA, "Court 1", "2026-06-03T10:00:00+02:00", "2026-06-03T11:00:00+02:00")
+    sign_in(console.client, DESK_EMAIL)
+    path = f"/console/venues/{console.venues['center-court']}/bookings"
+
+    found = console.client.get(path, params={"q": made["reference_code"].lower(), "from": "2026-06-02"}).text
+    assert f'href="/console/bookings/{made["id"]}"' in found
+    assert found.count('href="/console/bookings/') == 1
+    assert "bookings.csv?q=" in found
+    csv_file = console.client.get(f"{path}.csv", params={"from": "2026-06-02", "to": "2026-06-02"})
+    assert csv_file.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(csv_file.text)))
+    assert [r["reference_code"] for r in rows] == [made["reference_code"]]
+    bad = console.client.get(path, params={"from": "soon"})
+    assert bad.status_code == 400
+    assert 'role="alert"' in bad.text
