@@ -280,6 +280,17 @@ def test_the_console_works_with_javascript_switched_off(browser: Any, server: tu
         page.get_by_label("Datum").fill("2026-06-05")
         page.get_by_role("button", name="Tag anzeigen").click()
         expect(page.locator(".day")).to_contain_text("Freitag, 5. Juni 2026")
+        # the forms of the new pages post without a script: closing time with no court is refused
+        page.get_by_role("link", name="Zeit sperren").click()
+        page.get_by_label("Von", exact=True).fill("2026-06-05T09:00")
+        page.get_by_label("Bis", exact=True).fill("2026-06-05T10:00")
+        page.get_by_role("button", name="Zeit sperren").click()
+        expect(page.get_by_role("alert")).to_contain_text("nichts wurde geändert")
+        page.get_by_role("link", name="Zurück zum Tagesplan").click()
+        page.get_by_role("link", name="Buchungen", exact=True).click()
+        page.get_by_label("Suchen", exact=True).fill("nobody-at-all")
+        page.get_by_role("button", name="Suchen").click()
+        expect(page.get_by_role("main")).to_contain_text("Keine Buchung passt.")
         page.get_by_role("button", name="Abmelden").click()
         expect(page.get_by_role("heading", level=1)).to_have_text("Anmelden")
     finally:
