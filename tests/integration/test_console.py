@@ -11,6 +11,7 @@ import csv
 import io
 import time
 from collections.abc import Iterator
+from decimal import Decimal
 from http.cookies import SimpleCookie
 from typing import Any
 
@@ -19,6 +20,7 @@ from litestar.middleware.session import client_side
 
 from booking_core.audit import AuditQuery
 from booking_core.usecases.staff import remove_staff
+from entrypoints.console.i18n import Formats
 from tests.integration.console_fixtures import (  # noqa: F401 - fixtures used by name
     ADMIN_EMAIL,
     CUSTOMER_EMAIL,
@@ -470,6 +472,9 @@ def test_closing_time_over_a_paid_booking_lists_it_then_cancels_and_refunds_it(c
     made = book(console, ANNA, "Court 2", "2026-06-02T10:00:00+02:00", "2026-06-02T11:30:00+02:00")
     pay(console, ANNA, made["id"])
     sign_in(console.client, DESK_EMAIL)
+    booking_page = console.client.get(f"/console/bookings/{made['id']}").text
+    total = Formats("de").money(Decimal(made["total_price"]), made["currency"])
+    assert f"Alles: {total}" in booking_page  # the refund of each choice, for what was paid
     venue, court2 = console.venues["center-court"], console.resources["Court 2"]
     path = f"/console/venues/{venue}/blocks/new"
     data = {
