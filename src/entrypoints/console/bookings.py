@@ -20,7 +20,7 @@ from litestar.exceptions import NotFoundException
 from litestar.params import FromPath, FromQuery
 from litestar.response import Redirect, Template
 
-from booking_core.errors import BadRequest, ValidationFailed
+from booking_core.errors import BadRequest, SlotUnavailable, ValidationFailed
 from booking_core.staff import Action, Staff
 from booking_core.usecases import operator_bookings as staff_bookings
 from booking_core.usecases.audit import list_audit
@@ -32,6 +32,11 @@ from entrypoints.console.session import signed_in_staff
 AnyRequest = Request[Any, Any, Any]
 #: what a refused action answers: the time is taken or a rule broken (409/400)
 REFUSED = (ValidationFailed, BadRequest)
+
+
+def reason_of(exc: Exception) -> str:
+    """The use case's reason; a time just taken is ``taken``, which the page says in its language."""
+    return "taken" if isinstance(exc, SlotUnavailable) else str(exc)
 
 
 def local_instant(raw: str, tz: ZoneInfo, field: str) -> dt.datetime:
@@ -105,7 +110,7 @@ def _act(
     try:
         run(staff)
     except REFUSED as exc:
-        return booking_page(request, deps, staff, booking_id, problem=str(exc), status=409)
+        return booking_page(request, deps, staff, booking_id, problem=reason_of(exc), status=409)
     return Redirect(f"/console/bookings/{booking_id}?done={name}", status_code=303)
 
 

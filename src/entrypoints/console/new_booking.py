@@ -22,7 +22,7 @@ from booking_core.usecases import operator_bookings as staff_bookings
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.operator_bookings import CustomerRef, StaffBookingRequest, StaffPayment
 from booking_core.usecases.operator_venues import StaffVenue, staff_venues
-from entrypoints.console.bookings import REFUSED, form_of, local_instant
+from entrypoints.console.bookings import REFUSED, form_of, local_instant, reason_of
 from entrypoints.console.pages import page
 from entrypoints.console.session import signed_in_staff
 
@@ -113,7 +113,7 @@ def _create(request: AnyRequest, deps: Deps, venue_id: int, form: dict[str, Any]
             ),
         )
     except REFUSED as exc:
-        return _form_page(request, deps, staff, venue_id, form, problem=str(exc), status=409)
+        return _form_page(request, deps, staff, venue_id, form, problem=reason_of(exc), status=409)
     return Redirect(f"/console/bookings/{made.booking.id}?done=create", status_code=303)
 
 
