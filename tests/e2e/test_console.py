@@ -7,15 +7,20 @@ The browser tests (``test_console_browser``) drive the same pages in Chromium.
 
 from __future__ import annotations
 
+import csv
+import io
 import time
 from collections.abc import Iterator
+from decimal import Decimal
 from http.cookies import SimpleCookie
 from typing import Any
 
 import pytest
 from litestar.middleware.session import client_side
 
+from booking_core.audit import AuditQuery
 from booking_core.usecases.staff import remove_staff
+from entrypoints.console.i18n import Formats
 from tests.support.console_fixtures import (  # noqa: F401 - fixtures used by name
     ADMIN_EMAIL,
     CUSTOMER_EMAIL,
@@ -27,7 +32,7 @@ from tests.support.console_fixtures import (  # noqa: F401 - fixtures used by na
     csrf_of,
     sign_in,
 )
-from tests.support.http_fixtures import ANNA, DESK, OPERATOR, Api, auth, book, start
+from tests.support.http_fixtures import ANNA, DESK, OPERATOR, Api, auth, book, pay, start
 
 SESSION = "booking_console"
 
@@ -306,3 +311,216 @@ def test_a_role_taken_away_ends_the_session_at_the_next_page(console: Api) -> No
     refused = console.client.get("/console/", follow_redirects=False)
     assert refused.status_code == 303
     assert refused.headers["location"] == "/console/login"
+
+
+def _audit_count(console: Api, booking_id: str) -> int:
+    with console.services.deps.read() as uow:
+        return len(uow.audit.list(AuditQuery(object_id=booking_id), limit=100, offset=0))
+
+
+def _status(console: Api, booking_id: str) -> str:
+    with console.services.deps.read() as uow:
+        found = uow.bookings.get(booking_id)
+    assert found is not None
+    return found.status.value
+
+
+def test_the_day_sheet_links_to_the_bookings_page_with_customer_payment_and_history(console: Api) -> None:
+    made = book(console, ANNA, "Court 2", "2026-06-02T10:00:00+02:00", "2026-06-02T11:30:00+02:00")
+    sign_in(console.client, ADMIN_EMAIL)
+    venue = console.venues["center-court"]
+    sheet = console.client.get(f"/console/venues/{venue}/day?date=2026-06-02").text
+    assert f'href="/console/bookings/{made["id"]}"' in sheet
+
+    confirmed = console.client.post(
+        f"/console/bookings/{made['id']}/confirm",
+        data={"_csrf_token": csrf_of(sheet)},
+        follow_redirects=False,
+    )
+    assert confirmed.status_code == 303
+    page = console.client.get(confirmed.headers["location"])
+
+    assert page.status_code == 200
+    assert "Anna Schmidt" in page.text
+    assert CUSTOMER_EMAIL in page.text
+    assert made["reference_code"] in page.text
+    assert 'id="status">Confirmed<' in page.text
+    assert "admin@platform.example" in page.text  # the history: who confirmed it
+    assert 'value="amount"' in page.text  # an admin may choose any refund
+    assert "By the cancellation policy: €0.00" in page.text  # nothing paid yet
+
+
+def test_a_refused_action_shows_the_use_cases_reason_and_changes_nothing(console: Api) -> None:
+    made = book(console, ANNA, "Court 2", "2026-06-02T10:00:00+02:00", "2026-06-02T11:30:00+02:00")
+    sign_in(console.client, ADMIN_EMAIL)
+    path = f"/console/bookings/{made['id']}"
+    token = csrf_of(console.client.get(path).text)
+    cancel = {"_csrf_token": token, "refund": "policy", "reason": "other"}
+    assert console.client.post(f"{path}/cancel", data=cancel, follow_redirects=False).status_code == 303
+    entries = _audit_count(console, made["id"])
+
+    again = console.client.post(f"{path}/cancel", data=cancel)
+    assert again.status_code == 409
+    assert "nothing was changed" in again.text
+    assert "cancelled" in again.text  # the state machine names the status
+    too_much = console.client.post(f"{path}/cancel", data={**cancel, "refund": "amount", "amount": "5.00"})
+    assert too_much.status_code == 409
+    assert _audit_count(console, made["id"]) == entries
+    assert _status(console, made["id"]) == "cancelled"
+
+
+def test_the_desk_is_offered_only_the_policy_and_the_full_refund(console: Api) -> None:
+    made = book(console, ANNA, "Court 2", "2026-06-02T10:00:00+02:00", "2026-06-02T11:30:00+02:00")
+    sign_in(console.client, DESK_EMAIL)
+    page = console.client.get(f"/console/bookings/{made['id']}").text
+
+    assert 'value="policy"' in page
+    assert 'value="full"' in page
+    assert 'value="none"' not in page
+    assert 'value="amount"' not in page
+    assert "Stornieren" in page
+
+
+def test_an_action_without_the_csrf_token_is_refused_and_changes_nothing(console: Api) -> None:
+    made = book(console, ANNA, "Court 2", "2026-06-02T10:00:00+02:00", "2026-06-02T11:30:00+02:00")
+    sign_in(console.client, ADMIN_EMAIL)
+
+    refused = console.client.post(f"/console/bookings/{made['id']}/confirm", data={})
+
+    assert refused.status_code == 403
+    assert _status(console, made["id"]) == "pending"
+    assert _audit_count(console, made["id"]) == 0
+
+
+def test_a_move_goes_through_the_use_case_and_a_taken_time_is_refused(console: Api) -> None:
+    made = book(console, ANNA, "Court 2", "2026-06-02T10:00:00+02:00", "2026-06-02T11:30:00+02:00")
+    other = book(console, ANNA, "Court 1", "2026-06-02T13:00:00+02:00", "2026-06-02T14:00:00+02:00")
+    sign_in(console.client, ADMIN_EMAIL)
+    path = f"/console/bookings/{made['id']}"
+    token = csrf_of(console.client.get(path).text)
+    court1 = console.resources["Court 1"]
+
+    taken = console.client.post(
+        f"{path}/move",
+        data={
+            "_csrf_token": token,
+            "resource": court1,
+            "start": "2026-06-02T13:00",
+            "end": "2026-06-02T14:30",
+        },
+    )
+    assert taken.status_code == 409
+    assert "That time was just taken" in taken.text
+    moved = console.client.post(
+        f"{path}/move",
+        data={
+            "_csrf_token": token,
+            "resource": court1,
+            "start": "2026-06-02T15:00",
+            "end": "2026-06-02T16:30",
+        },
+        follow_redirects=False,
+    )
+    assert moved.status_code == 303, moved.text
+    with console.services.deps.read() as uow:
+        found = uow.bookings.get(made["id"])
+    assert found is not None
+    assert found.resource_id == court1
+    assert found.start.isoformat() == "2026-06-02T13:00:00+00:00"
+    assert other["id"] != made["id"]
+
+
+def test_a_free_cell_links_to_a_new_booking_that_the_staff_booking_use_case_makes(console: Api) -> None:
+    sign_in(console.client, ADMIN_EMAIL)
+    venue, court2 = console.venues["center-court"], console.resources["Court 2"]
+    sheet = console.client.get(f"/console/venues/{venue}/day?date=2026-06-02").text
+    link = f"/console/venues/{venue}/bookings/new?resource={court2}&amp;start=2026-06-02T08:00"
+    assert link in sheet
+
+    form = console.client.get(link.replace("&amp;", "&")).text
+    assert 'value="2026-06-02T09:00"' in form  # the end, an hour later
+    data = {
+        "_csrf_token": csrf_of(form),
+        "resource": str(court2),
+        "start": "2026-06-02T10:00",
+        "end": "2026-06-02T11:00",
+        "email": "walk-in@example.com",
+        "first_name": "Walter",
+        "last_name": "Inn",
+        "language": "en",
+        "payment": "at_venue",
+    }
+    made = console.client.post(f"/console/venues/{venue}/bookings/new", data=data, follow_redirects=False)
+    assert made.status_code == 303, made.text
+    page = console.client.get(made.headers["location"]).text
+    assert "Walter Inn" in page
+    assert 'id="status">Confirmed<' in page
+
+    taken = console.client.post(f"/console/venues/{venue}/bookings/new", data=data)
+    assert taken.status_code == 409
+    assert "nothing was booked" in taken.text
+    assert "That time was just taken" in taken.text
+    assert 'value="walk-in@example.com"' in taken.text  # what was typed stays
+    no_token = console.client.post(
+        f"/console/venues/{venue}/bookings/new", data={**data, "_csrf_token": "", "start": "2026-06-02T12:00"}
+    )
+    assert no_token.status_code == 403
+    with console.services.deps.read() as uow:
+        assert uow.users.get_by_email("walk-in@example.com") is not None
+
+
+def test_closing_time_over_a_paid_booking_lists_it_then_cancels_and_refunds_it(console: Api) -> None:
+    made = book(console, ANNA, "Court 2", "2026-06-02T10:00:00+02:00", "2026-06-02T11:30:00+02:00")
+    pay(console, ANNA, made["id"])
+    sign_in(console.client, DESK_EMAIL)
+    booking_page = console.client.get(f"/console/bookings/{made['id']}").text
+    total = Formats("de").money(Decimal(made["total_price"]), made["currency"])
+    assert f"Alles: {total}" in booking_page  # the refund of each choice, for what was paid
+    venue, court2 = console.venues["center-court"], console.resources["Court 2"]
+    path = f"/console/venues/{venue}/blocks/new"
+    data = {
+        "_csrf_token": csrf_of(console.client.get(path).text),
+        "resources": [str(court2)],
+        "start": "2026-06-02T09:00",
+        "end": "2026-06-02T12:00",
+        "reason": "weather",
+        "note": "Rain",
+    }
+
+    refused = console.client.post(path, data=data)
+    assert refused.status_code == 409
+    assert made["reference_code"] in refused.text
+    assert 'name="on_conflict" value="cancel"' in refused.text
+    assert _status(console, made["id"]) == "paid"
+
+    closed = console.client.post(path, data={**data, "on_conflict": "cancel"}, follow_redirects=False)
+    assert closed.status_code == 303, closed.text
+    assert closed.headers["location"] == f"/console/venues/{venue}/day?date=2026-06-02"
+    assert _status(console, made["id"]) in {"cancelled", "refunded"}
+    with console.services.deps.read() as uow:
+        (payment,) = uow.payments.for_booking(made["id"])
+        refund = uow.refunds.get(payment.id)
+    assert refund is not None  # one refund request, of all of it
+    assert refund.amount in {None, payment.amount}
+    sheet = console.client.get(closed.headers["location"]).text
+    assert "Rain" in sheet
+    assert "Wetter" in sheet
+
+
+def test_the_bookings_list_searches_and_downloads_the_same_rows_as_csv(console: Api) -> None:
+    made = book(console, ANNA, "Court 2", "2026-06-02T10:00:00+02:00", "2026-06-02T11:30:00+02:00")
+    book(console, ANNA, "Court 1", "2026-06-03T10:00:00+02:00", "2026-06-03T11:00:00+02:00")
+    sign_in(console.client, DESK_EMAIL)
+    path = f"/console/venues/{console.venues['center-court']}/bookings"
+
+    found = console.client.get(path, params={"q": made["reference_code"].lower(), "from": "2026-06-02"}).text
+    assert f'href="/console/bookings/{made["id"]}"' in found
+    assert found.count('href="/console/bookings/') == 1
+    assert "bookings.csv?q=" in found
+    csv_file = console.client.get(f"{path}.csv", params={"from": "2026-06-02", "to": "2026-06-02"})
+    assert csv_file.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(csv_file.text)))
+    assert [r["reference_code"] for r in rows] == [made["reference_code"]]
+    bad = console.client.get(path, params={"from": "soon"})
+    assert bad.status_code == 400
+    assert 'role="alert"' in bad.text

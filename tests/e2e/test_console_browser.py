@@ -12,10 +12,15 @@ Playwright's own browser downloads are never used: the browser is ``/usr/bin/chr
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
+import json
 import os
+import secrets
 import shutil
+import time
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -23,7 +28,9 @@ from zoneinfo import ZoneInfo
 import httpx
 import pytest
 
+from adapters.payments.sandbox import sign
 from entrypoints.console.i18n import Formats
+from entrypoints.sandbox import WEBHOOK_PATH
 from tests.support.console_fixtures import (
     ADMIN_EMAIL,
     CUSTOMER_EMAIL,
@@ -273,7 +280,167 @@ def test_the_console_works_with_javascript_switched_off(browser: Any, server: tu
         page.get_by_label("Datum").fill("2026-06-05")
         page.get_by_role("button", name="Tag anzeigen").click()
         expect(page.locator(".day")).to_contain_text("Freitag, 5. Juni 2026")
+        # the forms of the new pages post without a script: closing time with no court is refused
+        page.get_by_role("link", name="Zeit sperren").click()
+        page.get_by_label("Von", exact=True).fill("2026-06-05T09:00")
+        page.get_by_label("Bis", exact=True).fill("2026-06-05T10:00")
+        page.get_by_role("button", name="Zeit sperren").click()
+        expect(page.get_by_role("alert")).to_contain_text("nichts wurde geändert")
+        page.get_by_role("link", name="Zurück zum Tagesplan").click()
+        page.get_by_role("link", name="Buchungen", exact=True).click()
+        page.get_by_label("Suchen", exact=True).fill("nobody-at-all")
+        page.get_by_role("button", name="Suchen").click()
+        expect(page.get_by_role("main")).to_contain_text("Keine Buchung passt.")
         page.get_by_role("button", name="Abmelden").click()
         expect(page.get_by_role("heading", level=1)).to_have_text("Anmelden")
+    finally:
+        context.close()
+
+
+def _paid_booking(base: str, day: dt.date) -> dict[str, Any]:
+    """Through the JSON API: Anna books Court 2 from 10:00 to 11:00 on ``day`` and pays it (the sandbox
+    provider's signed webhook, as ``booking sandbox pay`` posts it)."""
+    at, offset = day.isoformat(), _offset(day)
+    with httpx.Client(base_url=base, timeout=30) as client:
+        courts = {
+            r["name"]: r["id"] for r in client.get("/api/v1/resources/", params={"is_active": "true"}).json()
+        }
+        booked = client.post(
+            "/api/v1/bookings/",
+            json={
+                "resource": courts["Court 2"],
+                "start_datetime": f"{at}T10:00:00+{offset}",
+                "end_datetime": f"{at}T11:00:00+{offset}",
+            },
+            headers=auth(ANNA),
+        )
+        assert booked.status_code == 201, booked.text
+        made: dict[str, Any] = booked.json()
+        intent = client.post(f"/api/v1/bookings/{made['id']}/create-payment-intent/", headers=auth(ANNA))
+        assert intent.status_code == 200, intent.text
+        found = intent.json()
+        event = {
+            "id": f"evt_{secrets.token_hex(8)}",
+            "type": "payment_intent.succeeded",
+            "created": int(time.time()),
+            "data": {
+                "object": {
+                    "id": found["payment_intent_id"],
+                    "object": "payment_intent",
+                    "amount": int(Decimal(found["amount"]) * 100),
+                    "currency": found["currency"].lower(),
+                    "metadata": {"booking_id": made["id"]},
+                }
+            },
+        }
+        payload = json.dumps(event).encode()
+        signature = sign(payload, "whsec_dev", int(time.time()))
+        delivered = client.post(
+            WEBHOOK_PATH,
+            content=payload,
+            headers={"Stripe-Signature": signature, "Content-Type": "application/json"},
+        )
+        assert delivered.status_code == 200, delivered.text
+    return made
+
+
+def _op_booking(base: str, reference: str) -> dict[str, Any]:
+    with httpx.Client(base_url=f"{base}/api/v1", timeout=30) as api:
+        found = api.get("/operator/bookings/", params={"q": reference}, headers=auth(DESK)).json()
+    (booking,) = found
+    result: dict[str, Any] = booking
+    return result
+
+
+def test_the_front_desk_books_checks_in_moves_closes_and_downloads(
+    browser: Any, server: tuple[str, str], tmp_path: Path
+) -> None:
+    base, backend = server
+    now = dt.datetime.now(BERLIN)
+    later = (now + dt.timedelta(minutes=15)).replace(second=0, microsecond=0)
+    later -= dt.timedelta(minutes=later.minute % 5)
+    rain_day = now.date() + dt.timedelta(days=2)
+    paid = _paid_booking(base, rain_day)
+    pictures = os.environ.get("BOOKING_SCREENSHOTS") == "1" and backend == "sqlite"
+    context = browser.new_context(
+        locale="en-US", viewport={"width": 1280, "height": 900}, accept_downloads=True
+    )
+    expect = playwright_api.expect
+    try:
+        visit = Visit(context.new_page(), base, pictures=pictures)
+        page = visit.page
+        visit.sign_in(ADMIN_EMAIL, STAFF_PASSWORD)
+        page.get_by_role("link", name="Today at Center Court Club").click()
+
+        # a walk-in from a free cell of Court 1 (the rules overridden: it starts in a few minutes)
+        page.locator(".free", has_text="Book Court 1").first.click()
+        expect(page.get_by_role("heading", level=1)).to_contain_text("New booking")
+        visit.check("new-booking")
+        page.get_by_label("From", exact=True).fill(later.strftime("%Y-%m-%dT%H:%M"))
+        page.get_by_label("To", exact=True).fill((later + dt.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M"))
+        page.get_by_label("Email address").fill(f"walk-in-{backend}@example.com")
+        page.get_by_label("First name").fill("Walter")
+        page.get_by_label("Last name").fill("Inn")
+        page.get_by_label("Override the booking rules").check()
+        page.get_by_role("button", name="Book", exact=True).click()
+
+        # the booking's page: check in; a no-show before the start is refused with the reason
+        expect(page.get_by_role("heading", level=1)).to_contain_text("Booking")
+        expect(page.locator("#status")).to_have_text("Confirmed")
+        expect(page.get_by_role("main")).to_contain_text("Walter Inn")
+        visit.check("booking")
+        page.get_by_role("button", name="Check in").click()
+        expect(page.get_by_role("status")).to_have_text("Done.")
+        expect(page.get_by_role("row", name="Checked in")).to_be_visible()
+        page.get_by_role("button", name="Mark as no-show").click()
+        expect(page.get_by_role("alert")).to_contain_text("nothing was changed")
+        visit.check("booking-refused")
+        reference = page.get_by_role("heading", level=1).inner_text().removeprefix("Booking ").strip()
+
+        # move it to Court 2, same time
+        page.get_by_label("Resource", exact=True).select_option(label="Court 2")
+        page.get_by_label("Override the booking rules").check()  # it starts off the half-hour grid
+        page.get_by_role("button", name="Move the booking").click()
+        expect(page.get_by_role("status")).to_have_text("Done.")
+        assert _op_booking(base, reference)["resource"]["name"] == "Court 2"
+
+        # rain: close Court 2 over Anna's paid booking, cancelling and refunding it
+        page.get_by_role("link", name="Back to the day sheet").click()
+        page.get_by_role("link", name="Close time").click()
+        visit.check("close-time")
+        page.get_by_label("Court 2").check()
+        page.get_by_label("From", exact=True).fill(f"{rain_day.isoformat()}T09:00")
+        page.get_by_label("To", exact=True).fill(f"{rain_day.isoformat()}T12:00")
+        page.get_by_label("Reason", exact=True).select_option("weather")
+        page.get_by_label("Note", exact=True).fill("Rain")
+        page.get_by_role("button", name="Close the time").click()
+        expect(page.get_by_role("alert")).to_be_visible()
+        expect(page.get_by_role("table")).to_contain_text(paid["reference_code"])
+        visit.check("close-time-conflict")
+        page.get_by_role("button", name="Cancel and refund them, and close the time").click()
+        expect(page.locator(".closed", has_text="Rain")).to_be_visible()
+        refunded = _op_booking(base, paid["reference_code"])
+        assert refunded["status"] in {"cancelled", "refunded"}, refunded
+        with httpx.Client(base_url=f"{base}/api/v1", timeout=30) as api:
+            entries = api.get(
+                "/operator/audit/",
+                params={"object_id": paid["id"], "action": "booking.cancel"},
+                headers=auth(DESK),
+            ).json()
+        (cancelled,) = entries  # one cancellation, refunding all that was paid
+        assert cancelled["details"]["refund_amount"] == refunded["total_price"], cancelled
+
+        # the bookings list and its CSV
+        page.get_by_role("link", name="Bookings", exact=True).click()
+        page.get_by_label("Search", exact=True).fill(reference)
+        page.get_by_role("button", name="Search").click()
+        expect(page.get_by_role("link", name=reference)).to_be_visible()
+        visit.check("bookings")
+        with page.expect_download() as download:
+            page.get_by_role("link", name="Download as CSV").click()
+        saved = tmp_path / "bookings.csv"
+        download.value.save_as(saved)
+        rows = list(csv.DictReader(saved.open(encoding="utf-8")))
+        assert [r["reference_code"] for r in rows] == [reference]
     finally:
         context.close()

@@ -16,7 +16,7 @@ from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.static_files import create_static_files_router
 from litestar.template import TemplateConfig
 
-from entrypoints.console import signin, venues
+from entrypoints.console import blocks, booking_list, bookings, new_booking, signin, venues
 from entrypoints.console.i18n import gettext_callables
 from entrypoints.console.pages import EXCEPTION_HANDLERS
 from entrypoints.console.session import PATH, console_middleware
@@ -40,7 +40,14 @@ def console_router(secret_key: str, public_url: str) -> Router:
     """The console's pages under ``/console``, with its session and CSRF check."""
     return Router(
         path=PATH,
-        route_handlers=[*signin.handlers, *venues.handlers],
+        route_handlers=[
+            *signin.handlers,
+            *venues.handlers,
+            *bookings.handlers,
+            *new_booking.handlers,
+            *blocks.handlers,
+            *booking_list.handlers,
+        ],
         middleware=console_middleware(secret_key, public_url),
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         response_headers=_HEADERS,

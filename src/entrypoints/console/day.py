@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from booking_core.catalog import Venue
 from booking_core.staff import Staff
-from booking_core.timerange import TimeRange
+from booking_core.timerange import TimeRange, subtract
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.operator_day import ResourceDay, day_sheet
 
@@ -59,6 +59,15 @@ class Column:
     openings: list[Opening] = field(default_factory=list)
     bookings: list[SheetBooking] = field(default_factory=list)
     closed: list[Closed] = field(default_factory=list)
+
+    @property
+    def free(self) -> list[TimeRange]:
+        """Open time that no live booking and no block takes: where a new booking may start."""
+        taken = [b.range for b in self.bookings if b.status not in _GONE] + [c.range for c in self.closed]
+        return subtract([o.range for o in self.openings], taken)
+
+
+_GONE = frozenset({"cancelled", "refunded"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

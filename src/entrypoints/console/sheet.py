@@ -9,7 +9,7 @@ the venue's wall clock; the grid spans the whole hours around the opening window
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from booking_core.timerange import TimeRange
@@ -62,6 +62,8 @@ class Sheet:
     bookings: list[Placed[SheetBooking]]
     closed: list[Placed[Closed]]
     now: Now | None
+    #: open time no booking or block takes, each a link to a new booking there
+    free: list[Placed[TimeRange]] = field(default_factory=list)
 
 
 def _minute(view: DayView, instant: dt.datetime) -> int:
@@ -111,10 +113,12 @@ def layout(view: DayView, now: dt.datetime) -> Sheet:
     openings: list[Placed[Opening]] = []
     bookings: list[Placed[SheetBooking]] = []
     closed: list[Placed[Closed]] = []
+    free: list[Placed[TimeRange]] = []
     for index, column in enumerate(view.columns, start=2):  # column 1 holds the times
         openings += [p for o in column.openings if (p := grid.place(o, index, o.range))]
         bookings += [q for b in column.bookings if (q := grid.place(b, index, b.range))]
         closed += [r for c in column.closed if (r := grid.place(c, index, c.range))]
+        free += [f for span in column.free if (f := grid.place(span, index, span))]
     labels = [
         Label(_clock(m), grid.line(m), grid.line(min(m + LABEL_EVERY, last)))
         for m in range(first, last, LABEL_EVERY)
@@ -127,4 +131,5 @@ def layout(view: DayView, now: dt.datetime) -> Sheet:
         bookings=bookings,
         closed=closed,
         now=Now(_clock(moment), grid.line(moment)) if first <= moment < last else None,
+        free=free,
     )

@@ -41,12 +41,14 @@ from booking_core.usecases.operator_bookings._create import (
     parse_price,
 )
 from booking_core.usecases.operator_bookings._move import MoveRequest, move_staff_booking
+from booking_core.usecases.operator_bookings._read import StaffBookingDetail, staff_booking
 
 __all__ = [
     "BOOKING_NOT_FOUND",
     "MAX_PRICE",
     "CustomerRef",
     "MoveRequest",
+    "StaffBookingDetail",
     "StaffBookingRequest",
     "StaffCancellation",
     "StaffPayment",
@@ -62,4 +64,5 @@ __all__ = [
     "parse_refund_choice",
     "parse_venue_reason",
     "record_venue_payment",
+    "staff_booking",
 ]
