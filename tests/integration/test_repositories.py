@@ -1473,7 +1473,10 @@ def test_parallel_moves_and_claims_of_one_time_exactly_one_wins(world: Backend, 
                         near = Neighbourhood(span=booking.span, serialized=serialized)
                         uow.bookings.claim(booking, near, _accept_all, now=NOW)
                     else:
-                        locked = uow.bookings.lock_for_change(movers[i // 2].id, resource_first=True)
+                        # as the move's use case locks: the resource exclusively only where claims
+                        # of it are serialized; a mover holding it while its UPDATE waits for a
+                        # claim's row would deadlock with that claim's foreign-key check
+                        locked = uow.bookings.lock_for_change(movers[i // 2].id, resource_first=serialized)
                         assert locked is not None
                         moved = replace(locked, start=_at("10:00"), end=_at("11:30"))
                         near = Neighbourhood(span=moved.span, serialized=serialized)
