@@ -11,9 +11,9 @@ the messages of both libraries still apply after this check.
 
 from __future__ import annotations
 
-import functools
 import re
 import types
+import weakref
 from dataclasses import dataclass
 from typing import Any, Literal, Union, get_args, get_origin
 
@@ -44,8 +44,20 @@ def _is_int(annotation: Any) -> bool:
     return annotation is int
 
 
-@functools.cache
+#: What each handler takes, worked out on its first request. Weakly keyed: an application that is
+#: gone (tests make hundreds) takes its handlers' entries with it instead of being kept alive here.
+_EXPECTED: weakref.WeakKeyDictionary[BaseRouteHandler, _Expected] = weakref.WeakKeyDictionary()
+
+
 def _expected(handler: BaseRouteHandler, path_names: frozenset[str]) -> _Expected:
+    """What ``handler`` takes (its path's parameter names never change, so the handler is the key)."""
+    found = _EXPECTED.get(handler)
+    if found is None:
+        found = _EXPECTED[handler] = _read_expected(handler, path_names)
+    return found
+
+
+def _read_expected(handler: BaseRouteHandler, path_names: frozenset[str]) -> _Expected:
     integers: list[tuple[str, Literal["path", "query"]]] = []
     body = None
     for name, field in handler.parsed_fn_signature.parameters.items():
