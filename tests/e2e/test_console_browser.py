@@ -38,6 +38,7 @@ from tests.support.console_fixtures import (
     DESK_EMAIL,
     STAFF_PASSWORD,
     load_console_catalog,
+    store_started_booking,
 )
 from tests.support.http_fixtures import ANNA, DESK, auth
 from tests.support.postgres import require_postgres, temporary_database
@@ -98,18 +99,19 @@ def _serve(url: str, tmp: Path) -> Iterator[str]:
 @pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[str, str]]:
-    """``booking serve`` on a migrated database with the console's catalog: its URL and the backend
-    (one per backend for the module's tests)."""
+) -> Iterator[tuple[str, str, str]]:
+    """``booking serve`` on a migrated database with the console's catalog: its URL, the backend and
+    the database's URL (one per backend for the module's tests)."""
     tmp_path = tmp_path_factory.mktemp(f"console-{request.param}")
     if request.param == "postgres":
         require_postgres()
         with temporary_database() as url:
             for base in _serve(url, tmp_path):
-                yield base, "postgres"
+                yield base, "postgres", url
         return
-    for base in _serve(f"sqlite:///{tmp_path / 'booking.sqlite3'}", tmp_path):
-        yield base, "sqlite"
+    url = f"sqlite:///{tmp_path / 'booking.sqlite3'}"
+    for base in _serve(url, tmp_path):
+        yield base, "sqlite", url
 
 
 def _seed(base: str, day: dt.date) -> None:
@@ -174,8 +176,8 @@ class Visit:
         self.page.get_by_role("button", name="Sign in").click()
 
 
-def test_a_member_of_staff_runs_through_the_console(browser: Any, server: tuple[str, str]) -> None:
-    base, backend = server
+def test_a_member_of_staff_runs_through_the_console(browser: Any, server: tuple[str, str, str]) -> None:
+    base, backend, _url = server
     today = dt.datetime.now(BERLIN).date()
     tomorrow = today + dt.timedelta(days=1)
     _seed(base, tomorrow)
@@ -264,8 +266,8 @@ def test_a_member_of_staff_runs_through_the_console(browser: Any, server: tuple[
         context.close()
 
 
-def test_the_console_works_with_javascript_switched_off(browser: Any, server: tuple[str, str]) -> None:
-    base, _backend = server
+def test_the_console_works_with_javascript_switched_off(browser: Any, server: tuple[str, str, str]) -> None:
+    base, _backend, _url = server
     context = browser.new_context(locale="de-DE", java_script_enabled=False)
     expect = playwright_api.expect
     try:
@@ -353,14 +355,17 @@ def _op_booking(base: str, reference: str) -> dict[str, Any]:
 
 
 def test_the_front_desk_books_checks_in_moves_closes_and_downloads(
-    browser: Any, server: tuple[str, str], tmp_path: Path
+    browser: Any, server: tuple[str, str, str], tmp_path: Path
 ) -> None:
-    base, backend = server
+    base, backend, url = server
     now = dt.datetime.now(BERLIN)
     later = (now + dt.timedelta(minutes=15)).replace(second=0, microsecond=0)
     later -= dt.timedelta(minutes=later.minute % 5)
     rain_day = now.date() + dt.timedelta(days=2)
     paid = _paid_booking(base, rain_day)
+    # on Court 2 from a quarter of an hour ago, ended before the walk-in moves there
+    began = (now - dt.timedelta(minutes=15)).replace(second=0, microsecond=0)
+    started = store_started_booking(url, "Court 2", began, 20)
     pictures = os.environ.get("BOOKING_SCREENSHOTS") == "1" and backend == "sqlite"
     context = browser.new_context(
         locale="en-US", viewport={"width": 1280, "height": 900}, accept_downloads=True
@@ -372,7 +377,10 @@ def test_the_front_desk_books_checks_in_moves_closes_and_downloads(
         visit.sign_in(ADMIN_EMAIL, STAFF_PASSWORD)
         page.get_by_role("link", name="Today at Center Court Club").click()
 
-        # a walk-in from a free cell of Court 1 (the rules overridden: it starts in a few minutes)
+        # a walk-in from a free cell of Court 1 (the rules overridden: it starts in a few minutes; with a
+        # price of its own, as the time may lie outside the opening hours when the test runs late)
+        # (tomorrow's cell: late in the evening today has none left, and the form takes any time)
+        page.get_by_role("link", name="Next day").click()
         page.locator(".free", has_text="Book Court 1").first.click()
         expect(page.get_by_role("heading", level=1)).to_contain_text("New booking")
         visit.check("new-booking")
@@ -382,6 +390,7 @@ def test_the_front_desk_books_checks_in_moves_closes_and_downloads(
         page.get_by_label("First name").fill("Walter")
         page.get_by_label("Last name").fill("Inn")
         page.get_by_label("Override the booking rules").check()
+        page.get_by_label("Price (leave empty for the quoted price)").fill("25.00")
         page.get_by_role("button", name="Book", exact=True).click()
 
         # the booking's page: check in; a no-show before the start is refused with the reason
@@ -403,6 +412,13 @@ def test_the_front_desk_books_checks_in_moves_closes_and_downloads(
         page.get_by_role("button", name="Move the booking").click()
         expect(page.get_by_role("status")).to_have_text("Done.")
         assert _op_booking(base, reference)["resource"]["name"] == "Court 2"
+
+        # a booking that started a quarter of an hour ago and nobody came: a no-show
+        page.goto(f"{base}/console/bookings/{started.id}")
+        page.get_by_role("button", name="Mark as no-show").click()
+        expect(page.get_by_role("status")).to_have_text("Done.")
+        expect(page.locator("#status")).to_have_text("No-show")
+        assert _op_booking(base, started.reference_code)["status"] == "no_show"
 
         # rain: close Court 2 over Anna's paid booking, cancelling and refunding it
         page.get_by_role("link", name="Back to the day sheet").click()

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import shutil
 from collections.abc import Mapping
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,9 @@ from litestar.testing import TestClient
 from adapters.catalog import validate_catalog, write_catalog
 from adapters.passwords import Argon2Passwords
 from adapters.sqla import make_engine
+from adapters.sqla.unit_of_work import SqlaUnitOfWork
+from booking_core.booking import Booking, BookingStatus
+from booking_core.ports.repositories import ResourceQuery
 from adapters.sqla.migrate import upgrade
 from tests.support.http_fixtures import CATALOG, NOW
 
@@ -40,6 +45,36 @@ def load_console_catalog(url: str) -> None:
         write_catalog(engine, validate_catalog(dict(CONSOLE_CATALOG)), Argon2Passwords(), now=NOW)
     finally:
         engine.dispose()
+
+
+def store_started_booking(url: str, resource_name: str, start: dt.datetime, minutes: int) -> Booking:
+    """Store Anna's confirmed booking of ``resource_name`` straight through the unit of work: a booking
+    that has already started cannot be made through the API, and a no-show needs one."""
+    engine = make_engine(url)
+    try:
+        with SqlaUnitOfWork.factory(engine)() as uow:
+            anna = uow.users.get_by_email(CUSTOMER_EMAIL)
+            assert anna is not None
+            query = ResourceQuery(is_active=None, is_bookable=None)
+            (resource,) = [r for r in uow.resources.list(query) if r.name == resource_name]
+            booking = Booking(
+                id="00000000-0000-4000-a000-000000000001",
+                reference_code="STARTED1",
+                resource_id=resource.id,
+                user_id=anna.id,
+                start=start,
+                end=start + dt.timedelta(minutes=minutes),
+                price_per_unit=Decimal("20.00"),
+                total_price=Decimal("20.00"),
+                status=BookingStatus.CONFIRMED,
+                created_at=start - dt.timedelta(days=1),
+                updated_at=start - dt.timedelta(days=1),
+            )
+            uow.bookings.add(booking)
+            uow.commit()
+    finally:
+        engine.dispose()
+    return booking
 
 
 @pytest.fixture(scope="session")
