@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from litestar import Request, Response, get
 from litestar.di import NamedDependency
 from litestar.openapi.spec.enums import OpenAPIType
-from litestar.params import Parameter
+from litestar.params import QueryParameter
 
 from booking_core.limits import DEFAULT_PAGE_SIZE
 from booking_core.paging import Page
@@ -22,10 +22,10 @@ from entrypoints.http.structs.operator_admin import AuditEntryOut
 
 _DAY: dict[str, Any] = {"one_of": None, "type": OpenAPIType.STRING}
 From = Annotated[
-    str | None, Parameter(query="from", description="YYYY-MM-DD (UTC), inclusive", schema_extra=_DAY)
+    str | None, QueryParameter(name="from", description="YYYY-MM-DD (UTC), inclusive", schema_extra=_DAY)
 ]
 To = Annotated[
-    str | None, Parameter(query="to", description="YYYY-MM-DD (UTC), inclusive", schema_extra=_DAY)
+    str | None, QueryParameter(name="to", description="YYYY-MM-DD (UTC), inclusive", schema_extra=_DAY)
 ]
 
 
