@@ -14,6 +14,7 @@ WORDS = {
     Outcome.REFUSE_LATE: "400 (time limit)",
     Outcome.WITHDRAW: "400 (status), owner's reason kept",
     Outcome.RECORD_FAILURE: "failure recorded",
+    Outcome.RECORD_CANCELLED: "intent cancelled",
     Outcome.BOOK: "**paid**",
     Outcome.KEEP_PAYMENT: "payment kept",
     Outcome.REFUND: "refund",

@@ -114,8 +114,8 @@ def require_payable(booking: Booking, now: datetime) -> None:
 def _already_known(event: Event, payment: Payment, refunded: Decimal | None) -> bool:
     if event is Event.PAYMENT_SUCCEEDED:
         return payment.taken  # a success after the refund does not move the payment back
-    if event is Event.PAYMENT_FAILED:
-        return not payment.is_open  # a failure after the success does not undo it
+    if event in (Event.PAYMENT_FAILED, Event.INTENT_CANCELLED):
+        return not payment.is_open  # neither undoes a success, nor a failure a cancellation
     refunded_all = payment.status is PaymentStatus.REFUNDED and payment.refunded_amount >= payment.amount
     if event is Event.PARTIAL_REFUND_REPORTED:
         # reports of one charge's refunds carry the running total: an older one arriving late is old news
@@ -292,6 +292,8 @@ def _apply_payment(
         case Outcome.RECORD_FAILURE:
             failed = replace(payment, status=PaymentStatus.FAILED, failure_message=failure)
             return replace(unchanged, payment=failed)
+        case Outcome.RECORD_CANCELLED:
+            return replace(unchanged, payment=replace(payment, status=PaymentStatus.CANCELED))
         case Outcome.BOOK:
             return replace(
                 unchanged,

@@ -18,7 +18,9 @@ arrival too: each side chose for the booking as it found it, and the first one a
 
 Provider events are about one payment; one that reports what that payment already records (a second
 success, a failure after the success, a success after the refund, a partial refund no larger than one
-recorded) changes nothing before the table is consulted. A refund reported before its success ends
+recorded, a cancelled intent that was paid or cancelled already) changes nothing before the table is
+consulted. An intent the provider cancelled leaves the booking as it is: the payment is marked
+``canceled`` and the next payment intent request opens a new one. A refund reported before its success ends
 the booking ``refunded`` as one reported after it does, but a booking whose payment was never reported
 taken is not marked paid on the way: no ``paid_at``, no paid mail, no commission (CONTRACT 5).
 """
@@ -37,6 +39,7 @@ class Event(enum.StrEnum):
     PAYMENT_FAILED = "payment failed"
     REFUND_REPORTED = "refund reported"
     PARTIAL_REFUND_REPORTED = "partial refund reported"
+    INTENT_CANCELLED = "intent cancelled"
     CANCEL = "cancel"
     VENUE_CANCEL = "venue cancel"
     HOLD_EXPIRY = "hold expiry"
@@ -47,7 +50,13 @@ class Event(enum.StrEnum):
 
 #: Events the payment provider reports (each about one payment of the booking).
 PROVIDER_EVENTS = frozenset(
-    {Event.PAYMENT_SUCCEEDED, Event.PAYMENT_FAILED, Event.REFUND_REPORTED, Event.PARTIAL_REFUND_REPORTED}
+    {
+        Event.PAYMENT_SUCCEEDED,
+        Event.PAYMENT_FAILED,
+        Event.REFUND_REPORTED,
+        Event.PARTIAL_REFUND_REPORTED,
+        Event.INTENT_CANCELLED,
+    }
 )
 
 
@@ -72,6 +81,7 @@ class Outcome(enum.StrEnum):
     REFUSE_LATE = "refused, naming the time limit"
     WITHDRAW = "refused (cancelled already), the owner's reason recorded"
     RECORD_FAILURE = "payment failed; booking unchanged"
+    RECORD_CANCELLED = "intent cancelled by the provider; booking unchanged, a new intent may be opened"
     BOOK = "paid"
     KEEP_PAYMENT = "payment kept; status unchanged"
     REFUND = "payment given back; booking unchanged"
@@ -145,6 +155,7 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
         Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
         Event.REFUND_REPORTED: Outcome.MARK_REFUNDED,
         Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
+        Event.INTENT_CANCELLED: Outcome.RECORD_CANCELLED,
         Event.CANCEL: _CANCEL,
         Event.VENUE_CANCEL: _VENUE_CANCEL,
         Event.HOLD_EXPIRY: Outcome.IGNORE,
@@ -157,6 +168,7 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
         Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
         Event.REFUND_REPORTED: Outcome.MARK_REFUNDED,
         Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
+        Event.INTENT_CANCELLED: Outcome.RECORD_CANCELLED,
         Event.CANCEL: _CANCEL,
         Event.VENUE_CANCEL: _VENUE_CANCEL,
         Event.HOLD_EXPIRY: Outcome.IGNORE,
@@ -169,6 +181,7 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
         Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
         Event.REFUND_REPORTED: _REFUND_OF_KEPT,
         Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
+        Event.INTENT_CANCELLED: Outcome.RECORD_CANCELLED,
         Event.CANCEL: When(Fact.BEFORE_DEADLINE, Outcome.CANCEL_AND_REFUND, Outcome.REFUSE_LATE),
         Event.VENUE_CANCEL: _VENUE_CANCEL_PAID,
         Event.HOLD_EXPIRY: Outcome.IGNORE,
@@ -181,6 +194,7 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
         Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
         Event.REFUND_REPORTED: Outcome.MARK_REFUNDED,
         Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
+        Event.INTENT_CANCELLED: Outcome.RECORD_CANCELLED,
         Event.CANCEL: When(Fact.BEFORE_DEADLINE, Outcome.WITHDRAW, Outcome.REFUSE_LATE),
         Event.VENUE_CANCEL: Outcome.WITHDRAW,
         Event.HOLD_EXPIRY: Outcome.EXPIRE,
@@ -193,6 +207,7 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
         Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
         Event.REFUND_REPORTED: Outcome.MARK_REFUNDED,
         Event.PARTIAL_REFUND_REPORTED: _ASKED_PART,
+        Event.INTENT_CANCELLED: Outcome.RECORD_CANCELLED,
         Event.CANCEL: Outcome.REFUSE,
         Event.VENUE_CANCEL: Outcome.REFUSE,
         Event.HOLD_EXPIRY: Outcome.IGNORE,
@@ -205,6 +220,7 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
         Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
         Event.REFUND_REPORTED: _REFUND_OF_KEPT,
         Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
+        Event.INTENT_CANCELLED: Outcome.RECORD_CANCELLED,
         Event.CANCEL: Outcome.REFUSE,
         Event.VENUE_CANCEL: Outcome.REFUSE,
         Event.HOLD_EXPIRY: Outcome.IGNORE,
@@ -217,6 +233,7 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
         Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
         Event.REFUND_REPORTED: _REFUND_OF_KEPT,
         Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
+        Event.INTENT_CANCELLED: Outcome.RECORD_CANCELLED,
         Event.CANCEL: Outcome.REFUSE,
         Event.VENUE_CANCEL: Outcome.REFUSE,
         Event.HOLD_EXPIRY: Outcome.IGNORE,
@@ -229,6 +246,7 @@ TABLE: Mapping[Stage, Mapping[Event, Rule]] = {
         Event.PAYMENT_FAILED: Outcome.RECORD_FAILURE,
         Event.REFUND_REPORTED: When(Fact.PAYMENT_KEPT, Outcome.RECORD_REST_REFUNDED, Outcome.RECORD_REFUND),
         Event.PARTIAL_REFUND_REPORTED: _PARTIAL_REFUND,
+        Event.INTENT_CANCELLED: Outcome.RECORD_CANCELLED,
         Event.CANCEL: Outcome.REFUSE,
         Event.VENUE_CANCEL: Outcome.REFUSE,
         Event.HOLD_EXPIRY: Outcome.IGNORE,

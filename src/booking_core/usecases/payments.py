@@ -5,13 +5,13 @@ from __future__ import annotations
 import enum
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 
 from booking_core.accounts import Actor
 from booking_core.booking import Booking
 from booking_core.claims import neighbourhood
-from booking_core.payments import Payment, PaymentStatus, intent_key
+from booking_core.payments import Payment, intent_key
 from booking_core.ports import IdempotentRequest, PaymentEvent, UnitOfWork
 from booking_core.rules import accepts_late_payment
 from booking_core.state_machine import PROVIDER_EVENTS, Event, Outcome, decide, require_payable
@@ -89,7 +89,8 @@ def _still_open(deps: Deps, uow: UnitOfWork, earlier: Sequence[Payment], booking
         return None
     if not deps.payments.retrieve_intent(latest.payment_intent_id).cancelled:
         return latest
-    uow.payments.save(replace(latest, status=PaymentStatus.CANCELED))
+    at = circumstances(uow, booking, deps.clock.now())
+    store_change(deps, uow, booking, latest, decide(booking, Event.INTENT_CANCELLED, at, payment=latest))
     return None
 
 
