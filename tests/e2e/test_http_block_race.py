@@ -17,6 +17,7 @@ import pytest
 from sqlalchemy import text
 
 from adapters.sqla import make_engine
+from tests.support.arena import berlin_venue, court, desk_of, person
 from tests.support.postgres import require_postgres, temporary_database
 from tests.support.server import serving
 
@@ -25,45 +26,17 @@ pytestmark = pytest.mark.slow
 BERLIN = ZoneInfo("Europe/Berlin")
 CUSTOMER = "block-race-customer"
 DESK = "block-race-desk"
+HOURS = ("08:00:00", "22:00:00")
 
 
 def _catalog() -> dict[str, object]:
-    slots = [{"start_time": "08:00:00", "end_time": "22:00:00", "price_per_unit": "20.00"}]
-    court = {
-        "name": "Court",
-        "capacity": 4,
-        "base_price": "20.00",
-        "currency": "EUR",
-        "price_unit": "hour",
-        "booking_interval_minutes": 30,
-        "min_booking_duration_minutes": 60,
-        "max_booking_duration_minutes": 240,
-        "prevent_unbookable_gaps": False,
-        "schedules": [{"day_of_week": d, "time_slots": slots} for d in range(1, 8)],
-    }
     return {
         "venues": [
-            {
-                "slug": "block-race",
-                "name": "Block Race Arena",
-                "venue_type": "tennis_club",
-                "street_address": "Rennweg 2",
-                "city": "Berlin",
-                "postal_code": "10115",
-                "country": "DE",
-                "latitude": "52.52",
-                "longitude": "13.40",
-                "timezone": "Europe/Berlin",
-                "operator_email": "ops@block-race.example",
-                "resources": [court],
-            }
+            berlin_venue("block-race", "Block Race Arena", [court("Court", interval_minutes=30, hours=HOURS)])
         ],
-        "users": [
-            {"email": "player@example.com", "first_name": "Pla", "last_name": "Yer", "token": CUSTOMER},
-            {"email": "desk@block-race.example", "first_name": "De", "last_name": "Sk", "token": DESK},
-        ],
+        "users": [person("player@example.com", CUSTOMER), person("desk@block-race.example", DESK)],
         "clients": [],
-        "staff": [{"email": "desk@block-race.example", "role": "desk", "venues": ["block-race"]}],
+        "staff": [desk_of("desk@block-race.example", "block-race")],
     }
 
 

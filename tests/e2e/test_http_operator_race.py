@@ -13,14 +13,14 @@ import httpx
 import psycopg
 import pytest
 
+from tests.support.arena import RACE_DESK, RACER, race_catalog
 from tests.support.postgres import require_postgres, temporary_database
 from tests.support.server import serving
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
 BERLIN = ZoneInfo("Europe/Berlin")
-CUSTOMER = "race-customer-token"
-STAFF = "race-desk-token"
+CUSTOMER, STAFF = RACER, RACE_DESK
 SLOT_TAKEN = {"non_field_errors": ["The requested time slot is not available."]}
 OVERLAPS = """
     SELECT count(*) FROM bookings a JOIN bookings b
@@ -35,49 +35,6 @@ IN_CLOSED_TIME = """
 """
 
 
-def _court(name: str, *, gaps: bool) -> dict[str, object]:
-    slots = [{"start_time": "08:00:00", "end_time": "22:00:00", "price_per_unit": "20.00"}]
-    return {
-        "name": name,
-        "capacity": 4,
-        "base_price": "20.00",
-        "currency": "EUR",
-        "price_unit": "hour",
-        "booking_interval_minutes": 30,
-        "min_booking_duration_minutes": 60,
-        "max_booking_duration_minutes": 240,
-        "prevent_unbookable_gaps": gaps,
-        "schedules": [{"day_of_week": d, "time_slots": slots} for d in range(1, 8)],
-    }
-
-
-def _catalog() -> dict[str, object]:
-    return {
-        "venues": [
-            {
-                "slug": "race",
-                "name": "Race Arena",
-                "venue_type": "tennis_club",
-                "street_address": "Rennweg 1",
-                "city": "Berlin",
-                "postal_code": "10115",
-                "country": "DE",
-                "latitude": "52.52",
-                "longitude": "13.40",
-                "timezone": "Europe/Berlin",
-                "operator_email": "ops@race.example",
-                "resources": [_court("Court 1", gaps=True), _court("Court 2", gaps=False)],
-            }
-        ],
-        "users": [
-            {"email": "racer@example.com", "first_name": "Ra", "last_name": "Cer", "token": CUSTOMER},
-            {"email": "desk@race.example", "first_name": "De", "last_name": "Sk", "token": STAFF},
-        ],
-        "staff": [{"email": "desk@race.example", "role": "desk", "venues": ["race"]}],
-        "clients": [],
-    }
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
     require_postgres()
@@ -87,7 +44,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
         # Overlapping inserts and updates under the exclusion constraint may deadlock, each resolved
         # after PostgreSQL's deadlock_timeout and run again; on a busy test machine a queue of them
         # can outlast the default lock timeout (a 503 the contract allows), which is not under test.
-        serving(url, _catalog(), tmp, workers=3, env={"BOOKING_DB_LOCK_TIMEOUT_MS": "60000"}) as base,
+        serving(url, race_catalog(), tmp, workers=3, env={"BOOKING_DB_LOCK_TIMEOUT_MS": "60000"}) as base,
     ):
         courts = {r["name"]: r["id"] for r in httpx.get(f"{base}/api/v1/resources/").json()}
         yield base, courts, url

@@ -18,52 +18,13 @@ from zoneinfo import ZoneInfo
 import httpx
 import pytest
 
+from tests.support.arena import RACER, race_catalog
 from tests.support.postgres import require_postgres, temporary_database
 from tests.support.server import serving
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
 BERLIN = ZoneInfo("Europe/Berlin")
-TOKEN = "race-user-token"
-
-
-def _court(name: str, *, gaps: bool) -> dict[str, object]:
-    slots = [{"start_time": "08:00:00", "end_time": "22:00:00", "price_per_unit": "20.00"}]
-    return {
-        "name": name,
-        "capacity": 4,
-        "base_price": "20.00",
-        "currency": "EUR",
-        "price_unit": "hour",
-        "booking_interval_minutes": 30,
-        "min_booking_duration_minutes": 60,
-        "max_booking_duration_minutes": 240,
-        "prevent_unbookable_gaps": gaps,
-        "schedules": [{"day_of_week": d, "time_slots": slots} for d in range(1, 8)],
-    }
-
-
-def _catalog() -> dict[str, object]:
-    return {
-        "venues": [
-            {
-                "slug": "race",
-                "name": "Race Arena",
-                "venue_type": "tennis_club",
-                "street_address": "Rennweg 1",
-                "city": "Berlin",
-                "postal_code": "10115",
-                "country": "DE",
-                "latitude": "52.52",
-                "longitude": "13.40",
-                "timezone": "Europe/Berlin",
-                "operator_email": "ops@race.example",
-                "resources": [_court("Court 1", gaps=True), _court("Court 2", gaps=False)],
-            }
-        ],
-        "users": [{"email": "racer@example.com", "first_name": "Ra", "last_name": "Cer", "token": TOKEN}],
-        "clients": [],
-    }
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +32,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict
     require_postgres()
     with (
         temporary_database() as url,
-        serving(url, _catalog(), tmp_path_factory.mktemp("race"), workers=3) as base,
+        serving(url, race_catalog(), tmp_path_factory.mktemp("race"), workers=3) as base,
     ):
         yield base, {r["name"]: r["id"] for r in httpx.get(f"{base}/api/v1/resources/").json()}
 
@@ -81,7 +42,7 @@ def _at(day: date, hour: int, minute: int = 0) -> str:
 
 
 def _post_all(base: str, bodies: list[dict[str, object]]) -> list[httpx.Response]:
-    headers = {"Authorization": f"Token {TOKEN}"}
+    headers = {"Authorization": f"Token {RACER}"}
 
     def post(body: dict[str, object]) -> httpx.Response:
         return httpx.post(f"{base}/api/v1/bookings/", json=body, headers=headers, timeout=60)

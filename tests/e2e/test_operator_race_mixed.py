@@ -21,6 +21,7 @@ import pytest
 from sqlalchemy import text
 
 from adapters.sqla import make_engine
+from tests.support.arena import berlin_venue, court, desk_of, person
 from tests.support.postgres import require_postgres, temporary_database
 from tests.support.server import serving
 
@@ -33,40 +34,15 @@ OPERATOR = "/api/v1/operator"
 
 
 def _catalog() -> dict[str, object]:
-    slots = [{"start_time": "07:00:00", "end_time": "23:00:00", "price_per_unit": "20.00"}]
-    court = {
-        "name": "Centre",
-        "capacity": 4,
-        "base_price": "20.00",
-        "currency": "EUR",
-        "price_unit": "hour",
-        "booking_interval_minutes": 30,
-        "min_booking_duration_minutes": 60,
-        "max_booking_duration_minutes": 240,
-        "prevent_unbookable_gaps": False,
-        "schedules": [{"day_of_week": d, "time_slots": slots} for d in range(1, 8)],
+    venue = berlin_venue("race-club", "Race Club", [court("Centre", interval_minutes=30)])
+    users = [person("desk@race.example", DESK)]
+    users += [person(f"c{n}@race.example", token) for n, token in enumerate(CUSTOMERS)]
+    return {
+        "venues": [venue],
+        "users": users,
+        "clients": [],
+        "staff": [desk_of("desk@race.example", "race-club")],
     }
-    venue = {
-        "slug": "race-club",
-        "name": "Race Club",
-        "venue_type": "tennis_club",
-        "street_address": "Rennweg 1",
-        "city": "Berlin",
-        "postal_code": "10115",
-        "country": "DE",
-        "latitude": "52.52",
-        "longitude": "13.40",
-        "timezone": "Europe/Berlin",
-        "operator_email": "ops@race.example",
-        "resources": [court],
-    }
-    users = [{"email": "desk@race.example", "first_name": "D", "last_name": "Esk", "token": DESK}]
-    users += [
-        {"email": f"c{n}@race.example", "first_name": "C", "last_name": str(n), "token": token}
-        for n, token in enumerate(CUSTOMERS)
-    ]
-    staff = [{"email": "desk@race.example", "role": "desk", "venues": ["race-club"]}]
-    return {"venues": [venue], "users": users, "clients": [], "staff": staff}
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -21,12 +21,12 @@ import psycopg
 import pytest
 
 from adapters.sqla.version_probe import APPLICATION_NAME
-from tests.e2e.test_http_race import BERLIN, TOKEN, _catalog
+from tests.support.arena import BERLIN, RACER, race_catalog
 from tests.support.replication import Pair, streaming_pair
 from tests.support.server import BOOKING, serving
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
-HEADERS = {"Authorization": f"Token {TOKEN}"}
+HEADERS = {"Authorization": f"Token {RACER}"}
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pair, st
         tmp = tmp_path_factory.mktemp("replica")
         _migrate_and_wait(pair, tmp)
         env = {"BOOKING_DATABASE_REPLICA_URL": pair.standby_url, "BOOKING_INPROCESS_WORKER": "false"}
-        with serving(pair.primary_url, _catalog(), tmp, workers=2, env=env) as base:
+        with serving(pair.primary_url, race_catalog(), tmp, workers=2, env=env) as base:
             resource = httpx.get(f"{base}/api/v1/resources/", timeout=10).json()[0]["id"]
             yield pair, base, resource
 

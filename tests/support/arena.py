@@ -22,43 +22,69 @@ SECRET = "whsec_dev"
 HOUR_MINOR = 2000
 
 
-def catalog(courts: int = 4) -> dict[str, Any]:
-    """One Berlin venue with ``courts`` courts open 07:00-23:00 at 20.00 an hour, two users, one client."""
-    slots = [{"start_time": "07:00:00", "end_time": "23:00:00", "price_per_unit": "20.00"}]
-    court = {
+def court(
+    name: str,
+    *,
+    interval_minutes: int = 60,
+    gaps: bool = False,
+    hours: tuple[str, str] = ("07:00:00", "23:00:00"),
+) -> dict[str, Any]:
+    """A court open ``hours`` every day at 20.00 an hour, booked in steps of ``interval_minutes`` for one
+    to four hours, with the gap rule when ``gaps``."""
+    slots = [{"start_time": hours[0], "end_time": hours[1], "price_per_unit": "20.00"}]
+    return {
+        "name": name,
         "capacity": 4,
         "base_price": "20.00",
         "currency": "EUR",
         "price_unit": "hour",
-        "booking_interval_minutes": 60,
+        "booking_interval_minutes": interval_minutes,
         "min_booking_duration_minutes": 60,
         "max_booking_duration_minutes": 240,
-        "prevent_unbookable_gaps": False,
+        "prevent_unbookable_gaps": gaps,
         "schedules": [{"day_of_week": d, "time_slots": slots} for d in range(1, 8)],
     }
+
+
+def berlin_venue(slug: str, name: str, resources: list[dict[str, Any]]) -> dict[str, Any]:
+    """A venue in Berlin holding ``resources``."""
     return {
-        "venues": [
-            {
-                "slug": "arena",
-                "name": "Fault Arena",
-                "venue_type": "tennis_club",
-                "street_address": "Ringstrasse 9",
-                "city": "Berlin",
-                "postal_code": "10115",
-                "country": "DE",
-                "latitude": "52.52",
-                "longitude": "13.40",
-                "timezone": "Europe/Berlin",
-                "operator_email": "ops@arena.example",
-                "resources": [{"name": f"Court {n}", **court} for n in range(1, courts + 1)],
-            }
-        ],
+        "slug": slug,
+        "name": name,
+        "venue_type": "tennis_club",
+        "street_address": "Ringstrasse 9",
+        "city": "Berlin",
+        "postal_code": "10115",
+        "country": "DE",
+        "latitude": "52.52",
+        "longitude": "13.40",
+        "timezone": "Europe/Berlin",
+        "operator_email": f"ops@{slug}.example",
+        "resources": resources,
+    }
+
+
+def person(email: str, token: str) -> dict[str, str]:
+    """A user of the catalog file, signed in by ``token``."""
+    first, _, last = email.partition("@")
+    return {"email": email, "first_name": first.capitalize(), "last_name": last.split(".")[0], "token": token}
+
+
+def desk_of(email: str, *slugs: str) -> dict[str, Any]:
+    """The catalog file's grant of the desk role at ``slugs`` to the user ``email``."""
+    return {"email": email, "role": "desk", "venues": list(slugs)}
+
+
+def catalog(courts: int = 4) -> dict[str, Any]:
+    """One Berlin venue with ``courts`` courts open 07:00-23:00 at 20.00 an hour, two users, one client."""
+    return {
+        "venues": [berlin_venue("arena", "Fault Arena", [court(f"Court {n}") for n in range(1, courts + 1)])],
         "users": [
-            {"email": "player@example.com", "first_name": "Pla", "last_name": "Yer", "token": USER},
-            {"email": "rival@example.com", "first_name": "Ri", "last_name": "Val", "token": OTHER},
-            {"email": "desk@arena.example", "first_name": "De", "last_name": "Sk", "token": DESK},
+            person("player@example.com", USER),
+            person("rival@example.com", OTHER),
+            person("desk@arena.example", DESK),
         ],
-        "staff": [{"email": "desk@arena.example", "role": "desk", "venues": ["arena"]}],
+        "staff": [desk_of("desk@arena.example", "arena")],
         "clients": [
             {
                 "name": "ArenaApp",
@@ -67,6 +93,24 @@ def catalog(courts: int = 4) -> dict[str, Any]:
                 "token": CLIENT,
             }
         ],
+    }
+
+
+#: The racing customer's token of :func:`race_catalog`, and its desk member's.
+RACER, RACE_DESK = "race-user-token", "race-desk-token"
+
+
+def race_catalog() -> dict[str, Any]:
+    """The race tests' venue: two courts open 08:00-22:00 in half-hour steps, Court 1 with the gap rule
+    (its bookings are checked one after another under the court's lock) and Court 2 without (the overlap
+    constraint decides between bookings running side by side); a customer and a desk member."""
+    hours = ("08:00:00", "22:00:00")
+    courts = [court(f"Court {n}", interval_minutes=30, gaps=n == 1, hours=hours) for n in (1, 2)]
+    return {
+        "venues": [berlin_venue("race", "Race Arena", courts)],
+        "users": [person("racer@example.com", RACER), person("desk@race.example", RACE_DESK)],
+        "staff": [desk_of("desk@race.example", "race")],
+        "clients": [],
     }
 
 
