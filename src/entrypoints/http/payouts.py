@@ -1,4 +1,5 @@
-"""The payout file of ``POST /operator/commissions/payout/``: the HTTP answer is the file.
+"""The payout file of ``POST /operator/commissions/payout/`` and of the console's download: the HTTP answer
+is the file.
 
 The payout use case writes its file through :class:`~booking_core.ports.PayoutFiles`; over HTTP the
 file is the completed batch's document, stored with the batch and sent as the answer, so writing it
