@@ -208,6 +208,15 @@ def test_the_commissions_page_shows_the_rows_of_the_api(paying: Api) -> None:
     this_month = paying.client.get(COMMISSIONS)  # the test clock's month, June 2026
     assert 'value="2026-06"' in this_month.text
 
+    path = f"{COMMISSIONS}?month={COMMISSION_MONTH}"
+    paying.client.post(
+        "/console/language", data={"language": "de", "next": path, "_csrf_token": csrf_of(page.text)}
+    )
+    german = paying.client.get(path).text
+    assert "Provisionen Juni 2026" in german
+    assert "12,50\xa0€" in german
+    assert "Auszahlungsdatei herunterladen" in german
+
 
 def test_the_payout_download_is_the_file_the_api_answers(
     request: pytest.FixtureRequest, tmp_path: Path
