@@ -33,14 +33,16 @@ from entrypoints.console.i18n import Formats
 from entrypoints.sandbox import WEBHOOK_PATH
 from tests.support.console_fixtures import (
     ADMIN_EMAIL,
+    COMMISSION_MONTH,
     CUSTOMER_EMAIL,
     CUSTOMER_PASSWORD,
     DESK_EMAIL,
     STAFF_PASSWORD,
     load_console_catalog,
+    store_commissions,
     store_started_booking,
 )
-from tests.support.http_fixtures import ANNA, DESK, auth
+from tests.support.http_fixtures import ANNA, DESK, PARTNER, auth
 from tests.support.postgres import require_postgres, temporary_database
 from tests.support.server import free_port, running
 
@@ -458,5 +460,58 @@ def test_the_front_desk_books_checks_in_moves_closes_and_downloads(
         download.value.save_as(saved)
         rows = list(csv.DictReader(saved.open(encoding="utf-8")))
         assert [r["reference_code"] for r in rows] == [reference]
+    finally:
+        context.close()
+
+
+def test_an_admin_approves_a_mapping_sees_the_commissions_and_adds_staff(
+    browser: Any, server: tuple[str, str, str]
+) -> None:
+    base, backend, url = server
+    store_commissions(url)
+    with httpx.Client(base_url=f"{base}/api/v1", timeout=30) as api:
+        venue = api.get("/operator/venues/", headers=auth(DESK)).json()[0]["id"]
+        registered = api.post(
+            "/client/venues/register/",
+            json={"external_id": f"browser-{backend}", "venue_id": venue},
+            headers=auth(PARTNER),
+        )
+        assert registered.status_code == 201, registered.text
+    pictures = os.environ.get("BOOKING_SCREENSHOTS") == "1" and backend == "sqlite"
+    context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 900})
+    expect = playwright_api.expect
+    try:
+        visit = Visit(context.new_page(), base, pictures=pictures)
+        page = visit.page
+        visit.sign_in(ADMIN_EMAIL, STAFF_PASSWORD)
+
+        # venue mappings: the pending one, approved with its button
+        page.get_by_role("link", name="Venue mappings").click()
+        page.get_by_label("Approval").select_option("pending")
+        page.get_by_role("button", name="Show").click()
+        visit.check("admin-mappings")
+        page.get_by_role("button", name=f"Approve the mapping browser-{backend} of PartnerApp").click()
+        expect(page.get_by_role("status")).to_have_text("The mapping is approved.")
+        visit.check("admin-mappings-approved")
+
+        # the month's commissions, one row per client, the payout form beside them
+        page.get_by_role("link", name="Commissions").click()
+        page.get_by_label("Month").fill(COMMISSION_MONTH)
+        page.get_by_role("button", name="Show").click()
+        expect(page.get_by_role("heading", level=1)).to_have_text("Commissions of June 2026")
+        expect(page.get_by_role("row", name="PartnerApp")).to_contain_text("€12.50")
+        expect(page.get_by_role("button", name="Download payout file")).to_be_visible()
+        visit.check("admin-commissions")
+
+        # staff: a new front desk member at Center Court
+        page.get_by_role("link", name="Staff", exact=True).click()
+        page.get_by_label("Email address").fill(f"browser-desk-{backend}@example.com")
+        page.get_by_label("Role", exact=True).select_option("desk")
+        page.get_by_role("checkbox", name="Center Court Club").check()
+        page.get_by_role("button", name="Grant the role").click()
+        expect(page.get_by_role("status")).to_contain_text("The role is granted.")
+        added = page.get_by_role("row", name=f"browser-desk-{backend}@example.com")
+        expect(added).to_contain_text("Front desk")
+        visit.check("admin-staff")
     finally:
         context.close()

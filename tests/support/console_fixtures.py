@@ -12,14 +12,18 @@ from typing import Any
 
 import pytest
 from litestar.testing import TestClient
+from sqlalchemy import select, update
 
 from adapters.catalog import validate_catalog, write_catalog
 from adapters.passwords import Argon2Passwords
 from adapters.sqla import make_engine
 from adapters.sqla.migrate import upgrade
+from adapters.sqla.models import ClientRow
 from adapters.sqla.unit_of_work import SqlaUnitOfWork
 from booking_core.booking import Booking, BookingStatus
+from booking_core.commission import Commission, CommissionStatus
 from booking_core.ports.repositories import ResourceQuery
+from tests.support.bookings import make_booking
 from tests.support.http_fixtures import CATALOG, NOW
 
 STAFF_PASSWORD = "staff-long-passphrase"
@@ -27,6 +31,17 @@ DESK_EMAIL = "desk@center-court.example"  # desk at Center Court, speaks German 
 ADMIN_EMAIL = "admin@platform.example"  # admin of the platform, speaks English
 CUSTOMER_EMAIL = "anna@example.com"  # a customer: no console
 CUSTOMER_PASSWORD = "anna-long-passphrase"
+MANAGER_EMAIL = "manager@center-court.example"  # manager at Center Court, speaks German
+#: the month of :func:`store_commissions`' records, PartnerApp's IBAN, and those records:
+#: (client, amount, status): PartnerApp has 12.50 open and 4.00 paid out, OtherApp (no IBAN) 3.00 open
+COMMISSION_MONTH = "2026-06"
+PARTNER_IBAN = "DE89370400440532013000"
+COMMISSIONS = [
+    ("PartnerApp", "10.00", CommissionStatus.OPEN),
+    ("PartnerApp", "2.50", CommissionStatus.OPEN),
+    ("PartnerApp", "4.00", CommissionStatus.PAID_OUT),
+    ("OtherApp", "3.00", CommissionStatus.OPEN),
+]
 
 
 def _with_password(user: Mapping[str, Any]) -> dict[str, Any]:
@@ -75,6 +90,52 @@ def store_started_booking(url: str, resource_name: str, start: dt.datetime, minu
     finally:
         engine.dispose()
     return booking
+
+
+def store_commissions(url: str) -> None:
+    """Store :data:`COMMISSIONS` (client bookings of Court 1 by Anna, each with its record) and give
+    PartnerApp its IBAN, straight through the unit of work: a commission comes from a client's paid
+    booking, which the console's tests need not make through the payment flow."""
+    engine = make_engine(url)
+    try:
+        with engine.begin() as connection:  # the clients' port has no writer: the catalog sets an IBAN
+            connection.execute(
+                update(ClientRow).where(ClientRow.name == "PartnerApp").values(iban=PARTNER_IBAN)
+            )
+            clients = dict(connection.execute(select(ClientRow.name, ClientRow.id)).tuples().all())
+        with SqlaUnitOfWork.factory(engine)() as uow:
+            anna = uow.users.get_by_email(CUSTOMER_EMAIL)
+            assert anna is not None
+            query = ResourceQuery(is_active=None, is_bookable=None)
+            (court,) = [r for r in uow.resources.list(query) if r.name == "Court 1"]
+            for n, (client, amount, status) in enumerate(COMMISSIONS):
+                start = NOW + dt.timedelta(days=2, hours=n)
+                booking = make_booking(
+                    start,
+                    start + dt.timedelta(hours=1),
+                    resource_id=court.id,
+                    user_id=anna.id,
+                    client_id=clients[client],
+                )
+                uow.bookings.add(booking)
+                uow.commissions.add(
+                    Commission(
+                        id=f"console-c-{n}",
+                        booking_id=booking.id,
+                        reference_code=booking.reference_code,
+                        client_id=clients[client],
+                        base_amount=Decimal(amount) * 10,
+                        commission_percent=Decimal("10.00"),
+                        amount=Decimal(amount),
+                        currency="EUR",
+                        month=COMMISSION_MONTH,
+                        status=status,
+                        created_at=NOW,
+                    )
+                )
+            uow.commit()
+    finally:
+        engine.dispose()
 
 
 @pytest.fixture(scope="session")

@@ -16,7 +16,18 @@ from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.static_files import create_static_files_router
 from litestar.template import TemplateConfig
 
-from entrypoints.console import blocks, booking_list, bookings, new_booking, signin, venues
+from booking_core.staff import Action
+from entrypoints.console import (
+    admin_commissions,
+    admin_mappings,
+    admin_staff,
+    blocks,
+    booking_list,
+    bookings,
+    new_booking,
+    signin,
+    venues,
+)
 from entrypoints.console.i18n import gettext_callables
 from entrypoints.console.pages import EXCEPTION_HANDLERS
 from entrypoints.console.session import PATH, console_middleware
@@ -47,6 +58,9 @@ def console_router(secret_key: str, public_url: str) -> Router:
             *new_booking.handlers,
             *blocks.handlers,
             *booking_list.handlers,
+            *admin_mappings.handlers,
+            *admin_commissions.handlers,
+            *admin_staff.handlers,
         ],
         middleware=console_middleware(secret_key, public_url),
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
@@ -74,4 +88,5 @@ def console_templates() -> TemplateConfig[JinjaTemplateEngine]:
     )
     environment.install_gettext_callables(**gettext_callables(), newstyle=True)  # type: ignore[attr-defined]
     environment.globals["static"] = lambda name: f"{STATIC}/{name}"
+    environment.globals["Action"] = Action  # the navigation offers what ``staff.may`` allows
     return TemplateConfig(instance=JinjaTemplateEngine.from_environment(environment))

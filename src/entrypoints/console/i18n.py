@@ -80,6 +80,11 @@ class Formats:
         """``Jun 5, 2026`` / ``05.06.2026``."""
         return dates.format_date(day, "medium", locale=self.language)
 
+    def month(self, month: str) -> str:
+        """A month ``2026-06`` as ``June 2026`` / ``Juni 2026``."""
+        year, number = month.split("-")
+        return dates.format_date(dt.date(int(year), int(number), 1), "LLLL y", locale=self.language)
+
     def time(self, moment: dt.time | dt.datetime) -> str:
         """``5:30 PM`` / ``17:30``."""
         return dates.format_time(moment, "short", locale=self.language)

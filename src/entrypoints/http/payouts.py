@@ -1,4 +1,5 @@
-"""The payout file of ``POST /operator/commissions/payout/``: the HTTP answer is the file.
+"""The payout file of ``POST /operator/commissions/payout/`` and of the console's download: the HTTP answer
+is the file.
 
 The payout use case writes its file through :class:`~booking_core.ports.PayoutFiles`; over HTTP the
 file is the completed batch's document, stored with the batch and sent as the answer, so writing it
@@ -12,11 +13,12 @@ from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
-from litestar import Request
+from litestar import MediaType, Request, Response
 
 from adapters.payouts import SepaCreditTransfers, SepaDebtor
 from booking_core.errors import BadRequest
-from booking_core.payout import Transfer
+from booking_core.payout import NO_IBAN, PayoutBatch, Transfer
+from booking_core.usecases.commissions import PayoutOutcome
 from entrypoints.config import ConfigError, SepaDebtorSettings
 
 #: The application state's key of the ``BOOKING_SEPA_DEBTOR_*`` settings.
@@ -53,3 +55,18 @@ def payout_files(request: Request[Any, Any, Any]) -> AnsweredSepaFiles:
     """The payout files of this application's settings."""
     debtor: SepaDebtorSettings = request.app.state.get(SEPA_DEBTOR_STATE) or SepaDebtorSettings()
     return AnsweredSepaFiles(debtor)
+
+
+def without_iban(outcome: PayoutOutcome) -> list[str]:
+    """The clients whose open records this payout left open for want of an IBAN, by name."""
+    return sorted({h.client_name for h in outcome.held_back if h.reason == NO_IBAN})
+
+
+def payout_file(month: str, batch: PayoutBatch) -> Response[bytes]:
+    """The completed batch's pain.001 file as a download (the operator API's answer and the console's)."""
+    name = f"commissions-{month}-{batch.id}.xml"
+    return Response(
+        content=batch.document.encode("utf-8"),
+        media_type=MediaType.XML,
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )

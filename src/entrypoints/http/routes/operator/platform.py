@@ -18,13 +18,12 @@ from litestar.params import FromPath
 from booking_core.accounts import ApprovalStatus
 from booking_core.limits import DEFAULT_PAGE_SIZE
 from booking_core.paging import Page
-from booking_core.payout import NO_IBAN
 from booking_core.usecases import operator_platform
 from booking_core.usecases.deps import Deps
 from entrypoints.http.openapi import OPERATOR_READ_ANSWERS, OPERATOR_WRITE_ANSWERS
 from entrypoints.http.operator_auth import provide_staff
 from entrypoints.http.paging import LINK_HEADER, paged_response
-from entrypoints.http.payouts import payout_files
+from entrypoints.http.payouts import payout_file, payout_files, without_iban
 from entrypoints.http.structs.fields import Limit, Offset, QueryText
 from entrypoints.http.structs.operator_admin import CommissionTotalsOut, NothingToPayOut, OpVenueMappingOut
 
@@ -97,17 +96,11 @@ def commissions_payout(
     files = payout_files(request)
     outcome = operator_platform.pay_out(deps, staff, month or "", files)
     if outcome.batch is None:
-        without_iban = sorted({h.client_name for h in outcome.held_back if h.reason == NO_IBAN})
         return Response(
-            content=NothingToPayOut(detail=NOTHING_TO_PAY, without_iban=without_iban),
+            content=NothingToPayOut(detail=NOTHING_TO_PAY, without_iban=without_iban(outcome)),
             media_type=MediaType.JSON,
         )
-    name = f"commissions-{outcome.month}-{outcome.batch.id}.xml"
-    return Response(
-        content=outcome.batch.document.encode("utf-8"),
-        media_type=MediaType.XML,
-        headers={"Content-Disposition": f'attachment; filename="{name}"'},
-    )
+    return payout_file(outcome.month, outcome.batch)
 
 
 handlers = [venue_mappings, approve, reject, commissions_report, commissions_payout]
