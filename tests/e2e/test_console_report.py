@@ -181,9 +181,9 @@ def test_the_tables_hold_the_figures_of_the_apis_report_of_the_same_dates(season
             _hours(line["open_minutes"]),
             _hours(line["booked_minutes"]),
             GERMAN.percent(Decimal(line["occupancy"])),
-            str(line["bookings"]),
-            str(line["cancellations"]),
-            str(line["no_shows"]),
+            GERMAN.number(line["bookings"]),
+            GERMAN.number(line["cancellations"]),
+            GERMAN.number(line["no_shows"]),
             GERMAN.money(Decimal(line["revenue_paid"]), **money),
             GERMAN.money(Decimal(line["revenue_refunded"]), **money),
         ]
@@ -199,11 +199,11 @@ def test_the_tables_hold_the_figures_of_the_apis_report_of_the_same_dates(season
 
     hours = {(h["weekday"], h["hour"]): GERMAN.percent(Decimal(h["occupancy"])) for h in expected["by_hour"]}
     first, last = min(h for _d, h in hours), max(h for _d, h in hours)
-    header, *rows = tables["occupancy"]
-    assert header == ["Wochentag", *(GERMAN.hour(h) for h in range(first, last + 1))]
-    assert [row[0] for row in rows] == [GERMAN.weekday(d) for d in range(1, 8)]
-    for weekday, row in enumerate(rows, start=1):
-        assert row[1:] == [hours.get((weekday, h), "nicht geöffnet") for h in range(first, last + 1)]
+    header, *rows = tables["occupancy"]  # the hours as rows, the weekdays as columns
+    assert header == ["Uhrzeit", *(GERMAN.weekday(d, "abbreviated") for d in range(1, 8))]
+    assert [row[0] for row in rows] == [GERMAN.hour(h) for h in range(first, last + 1)]
+    for hour, row in enumerate(rows, start=first):
+        assert row[1:] == [hours.get((d, hour), "nicht geöffnet") for d in range(1, 8)]
     # the picture: one cell per weekday and hour with open time, its figure in its title
     titles = re.findall(r'<rect [^>]*class="cell"><title>([^<]+)</title>', page.text)
     assert sorted(titles) == sorted(

@@ -11,7 +11,7 @@ from decimal import Decimal
 from booking_core.report import HourOccupancy, MonthRevenue
 
 #: A heat map cell, and the room left of the rows and above the columns for their labels.
-CELL_WIDTH, CELL_HEIGHT = 32, 26
+CELL_WIDTH, CELL_HEIGHT = 36, 28
 HEAT_LEFT, HEAT_TOP = 44, 22
 #: Below the cells: the legend's row of swatches.
 LEGEND_GAP, LEGEND_HEIGHT = 14, 34
