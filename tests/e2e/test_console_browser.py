@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import itertools
 import json
 import os
+import random
 import secrets
 import shutil
 import time
+import uuid
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -29,6 +32,11 @@ import httpx
 import pytest
 
 from adapters.payments.sandbox import sign
+from adapters.sqla import make_engine
+from adapters.sqla.unit_of_work import SqlaUnitOfWork
+from booking_core.booking import Booking, BookingStatus, CancellationReason
+from booking_core.payments import Payment, PaymentStatus
+from booking_core.ports.repositories import ResourceQuery
 from entrypoints.console.i18n import Formats
 from entrypoints.sandbox import WEBHOOK_PATH
 from tests.support.console_fixtures import (
@@ -477,6 +485,74 @@ def test_an_admin_approves_a_mapping_sees_the_commissions_and_adds_staff(
             headers=auth(PARTNER),
         )
         assert registered.status_code == 201, registered.text
+
+
+def _past_months(url: str, first: dt.date, today: dt.date) -> int:
+    """Store a season of played and paid hours on Courts 1 and 2 from ``first`` to yesterday, straight
+    through the unit of work (bookings in the past cannot be made through the API): evenings and
+    weekends fuller than weekday mornings, one in twenty-five refunded, drawn with a fixed seed.
+    Returns how many months the dates touch."""
+    chance = random.Random(7)
+    engine = make_engine(url)
+    try:
+        with SqlaUnitOfWork.factory(engine)() as uow:
+            anna = uow.users.get_by_email(CUSTOMER_EMAIL)
+            assert anna is not None
+            query = ResourceQuery(is_active=True, is_bookable=None)
+            courts = [r for r in uow.resources.list(query) if r.name in {"Court 1", "Court 2"}]
+            day = first
+            while day < today:
+                for court, hour in itertools.product(courts, range(8, 22)):
+                    likely = 0.15 + 0.5 * (hour >= 17) + 0.3 * (day.isoweekday() >= 6) - 0.1 * (hour < 10)
+                    if chance.random() < likely:
+                        start = dt.datetime.combine(day, dt.time(hour), BERLIN)
+                        _store_played(uow, anna.id, court.id, start, refunded=chance.random() < 0.04)
+                day += dt.timedelta(days=1)
+            uow.commit()
+    finally:
+        engine.dispose()
+    return (today.year - first.year) * 12 + today.month - first.month + 1
+
+
+def _store_played(uow: Any, user_id: str, resource_id: int, start: dt.datetime, *, refunded: bool) -> None:
+    price = Decimal("30.00") if start.hour >= 17 else Decimal("20.00")
+    booking = Booking(
+        id=str(uuid.uuid4()),
+        reference_code=f"SEASON{secrets.token_hex(4).upper()}",
+        resource_id=resource_id,
+        user_id=user_id,
+        start=start,
+        end=start + dt.timedelta(hours=1),
+        price_per_unit=price,
+        total_price=price,
+        status=BookingStatus.REFUNDED if refunded else BookingStatus.COMPLETED,
+        cancellation_reason=CancellationReason.USER_REQUEST if refunded else None,
+        created_at=start - dt.timedelta(days=3),
+        updated_at=start,
+    )
+    uow.bookings.add(booking)
+    uow.payments.add(
+        Payment(
+            id=str(uuid.uuid4()),
+            booking_id=booking.id,
+            provider="sandbox",
+            payment_intent_id=f"pi_season_{secrets.token_hex(8)}",
+            client_secret="secret",
+            amount=price,
+            currency="EUR",
+            status=PaymentStatus.REFUNDED if refunded else PaymentStatus.SUCCEEDED,
+            refunded_amount=price if refunded else Decimal("0.00"),
+            paid_at=booking.created_at,
+            created_at=booking.created_at,
+        )
+    )
+
+
+def test_a_manager_reads_the_venues_report(browser: Any, server: tuple[str, str, str]) -> None:
+    base, backend, url = server
+    today = dt.datetime.now(BERLIN).date()
+    first = (today.replace(day=1) - dt.timedelta(days=140)).replace(day=1)  # five months back
+    months = _past_months(url, first, today)
     pictures = os.environ.get("BOOKING_SCREENSHOTS") == "1" and backend == "sqlite"
     context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 900})
     expect = playwright_api.expect
@@ -513,5 +589,27 @@ def test_an_admin_approves_a_mapping_sees_the_commissions_and_adds_staff(
         added = page.get_by_role("row", name=f"browser-desk-{backend}@example.com")
         expect(added).to_contain_text("Front desk")
         visit.check("admin-staff")
+        page.get_by_role("link", name="Report of Center Court Club").click()
+        expect(page.get_by_role("heading", level=1)).to_have_text("Report of Center Court Club")
+        expect(page.locator("#revenue tbody tr")).to_have_count(12)  # the last twelve months
+
+        # the months of the season, chosen with the form
+        page.get_by_label("From", exact=True).fill(first.isoformat())
+        page.get_by_label("To", exact=True).fill(today.isoformat())
+        page.get_by_role("button", name="Show report").click()
+        expect(page.get_by_role("img", name="Occupancy by weekday and hour")).to_be_visible()
+        expect(page.get_by_role("img", name="Revenue by month")).to_be_visible()
+        expect(page.locator("#revenue tbody tr")).to_have_count(months)
+        expect(page.locator("rect.paid")).to_have_count(months)
+        expect(page.locator("#occupancy tbody tr")).to_have_count(14)  # open from 08:00 to 22:00
+        expect(page.get_by_role("row", name="Court 1")).to_contain_text("%")
+        visit.check("report")
+
+        # dates the wrong way round are explained, the form kept
+        page.get_by_label("From", exact=True).fill(today.isoformat())
+        page.get_by_label("To", exact=True).fill(first.isoformat())
+        page.get_by_role("button", name="Show report").click()
+        expect(page.get_by_role("alert")).to_contain_text("The last date lies before the first")
+        expect(page.get_by_label("From", exact=True)).to_have_value(today.isoformat())
     finally:
         context.close()

@@ -58,3 +58,16 @@ def test_before_sign_in_the_browsers_first_spoken_language_counts() -> None:
     assert negotiate("en-GB") == "en"
     assert negotiate("fr") == "en"
     assert negotiate(None) == "en"
+
+
+def test_the_reports_shares_months_weekdays_and_counts_are_written_per_language() -> None:
+    june = dt.date(2026, 6, 1)
+
+    assert (Formats("de").percent(Decimal("0.45")), Formats("en").percent(Decimal("0.45"))) == (
+        "45\xa0%",
+        "45%",
+    )
+    assert (Formats("de").month(june), Formats("en").month(june)) == ("Juni 2026", "June 2026")
+    assert (Formats("de").weekday(1), Formats("en").weekday(7, "abbreviated")) == ("Montag", "Sun")
+    assert (Formats("de").hour(17), Formats("en").hour(17)) == ("17:00", "5:00\u202fPM")
+    assert (Formats("de").number(1234.5), Formats("en").number(Decimal(1708))) == ("1.234,5", "1,708")

@@ -21,6 +21,7 @@ from booking_core.memory import (
     SequentialIds,
 )
 from booking_core.paging import Page
+from booking_core.payments import Payment, PaymentStatus
 from booking_core.staff import Role, Staff, StaffRole
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.operator_reports import venue_report
@@ -103,6 +104,42 @@ def test_report_of_the_autumn_week(deps: Deps) -> None:
     assert rates[1, 1] == Decimal("0.50")  # Court 2 from 01:00
     assert rates[1, 2] == Decimal("0.25")  # and half of 02:00
     assert (report.currency, court_1.revenue_paid) == ("EUR", Decimal("0.00"))
+
+
+def _payment(n: int, amount: str, refunded: str = "0.00") -> Payment:
+    return Payment(
+        id=f"p{n}",
+        booking_id=f"b{n}",
+        provider="sandbox",
+        payment_intent_id=f"pi_{n}",
+        client_secret="secret",
+        amount=Decimal(amount),
+        currency="EUR",
+        status=PaymentStatus.SUCCEEDED,
+        refunded_amount=Decimal(refunded),
+        paid_at=NOW,
+        created_at=NOW,
+    )
+
+
+def test_report_money_by_month_follows_local_dates_and_adds_up_to_the_lines(deps: Deps) -> None:
+    with deps.uow() as uow:
+        # 22:30 UTC on September 30th is half past midnight on October 1st in Berlin: October's money
+        uow.bookings.add(_booking(4, 1, datetime(2026, 9, 30, 22, 30, tzinfo=UTC), 60))
+        uow.payments.add(_payment(4, "20.00", refunded="5.00"))
+        uow.bookings.add(_booking(5, 2, datetime(2026, 9, 15, 10, tzinfo=UTC), 60))
+        uow.payments.add(_payment(5, "30.00"))
+        uow.commit()
+
+    report = venue_report(deps, MANAGER, 1, date(2026, 9, 10), date(2026, 11, 5), by_month=True)
+
+    assert [(m.date_from, m.date_to, m.revenue_paid, m.revenue_refunded) for m in report.by_month] == [
+        (date(2026, 9, 10), date(2026, 9, 30), Decimal("30.00"), Decimal("0.00")),
+        (date(2026, 10, 1), date(2026, 10, 31), Decimal("20.00"), Decimal("5.00")),
+        (date(2026, 11, 1), date(2026, 11, 5), Decimal("0.00"), Decimal("0.00")),
+    ]
+    assert sum(m.revenue_paid for m in report.by_month) == sum(r.revenue_paid for r in report.resources)
+    assert venue_report(deps, MANAGER, 1, *AUTUMN).by_month == []  # the API's report asks no months
 
 
 def test_report_is_for_managers_of_the_venue_and_admins(deps: Deps) -> None:

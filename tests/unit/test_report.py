@@ -17,6 +17,7 @@ from booking_core.report import (
     bucket_minutes,
     buckets_by_hour,
     by_hour,
+    months,
     occupancy,
     open_ranges,
     open_time,
@@ -192,3 +193,14 @@ def test_open_time_without_validity_ranges_asks_the_weekday_once() -> None:
     assert june[3, 8] == 4 * HOUR
     assert june[3, 12] == 3 * HOUR
     assert june[1, 21] == 5 * HOUR
+
+
+def test_months_cut_to_the_dates_across_a_year_and_a_leap_february() -> None:
+    assert months(dt.date(2027, 12, 15), dt.date(2028, 3, 2)) == [
+        (dt.date(2027, 12, 15), dt.date(2027, 12, 31)),
+        (dt.date(2028, 1, 1), dt.date(2028, 1, 31)),
+        (dt.date(2028, 2, 1), dt.date(2028, 2, 29)),
+        (dt.date(2028, 3, 1), dt.date(2028, 3, 2)),
+    ]
+    assert months(dt.date(2026, 6, 1), dt.date(2026, 6, 1)) == [(dt.date(2026, 6, 1), dt.date(2026, 6, 1))]
+    assert len(months(dt.date(2028, 1, 1), dt.date(2028, 12, 31))) == 12

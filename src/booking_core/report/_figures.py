@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
 from booking_core.booking import BookingStatus
 from booking_core.catalog import Resource
+from booking_core.report._months import MonthRevenue
 
 #: The bookings whose time counts as occupied.
 OCCUPYING = frozenset(
@@ -81,6 +82,8 @@ class VenueReport:
     currency: str
     resources: list[ResourceReport]
     by_hour: list[HourOccupancy]
+    #: the money per calendar month of the dates, when asked for (the console's bars; not in 7.7)
+    by_month: list[MonthRevenue] = field(default_factory=list)
 
 
 def occupancy(booked_seconds: float, open_seconds: float) -> Decimal:

@@ -3,13 +3,17 @@
 The database sums the bookings (:class:`~booking_core.ports.VenueReports`): a year's report reads a
 few rows per resource and per booked hour, never the bookings one by one. What is computed here is
 per local day, not per booking: the open time from the schedules, and the venue's clock that turns
-UTC buckets into weekdays and hours (:mod:`booking_core.report`).
+UTC buckets into weekdays and hours (:mod:`booking_core.report`). The money per calendar month (the
+console's bars) asks the same sums once per month, and only when asked for: the API's report does not
+carry it.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from datetime import date, time, timedelta
+from decimal import ROUND_HALF_UP, Decimal
 from zoneinfo import ZoneInfo
 
 from booking_core.catalog import Resource
@@ -17,10 +21,12 @@ from booking_core.errors import BadRequest, NotFound
 from booking_core.localtime import local_instant
 from booking_core.report import (
     MAX_REPORT_DAYS,
+    MonthRevenue,
     VenueReport,
     bucket_minutes,
     buckets_by_hour,
     by_hour,
+    months,
     open_time,
     resource_report,
 )
@@ -43,7 +49,13 @@ def check_report_dates(date_from: date, date_to: date) -> None:
 
 
 def venue_report(
-    deps: Deps, staff: Staff | None, venue_id: int, date_from: date, date_to: date
+    deps: Deps,
+    staff: Staff | None,
+    venue_id: int,
+    date_from: date,
+    date_to: date,
+    *,
+    by_month: bool = False,
 ) -> VenueReport:
     """The venue's report over its local dates ``date_from`` to ``date_to`` (inclusive), for its
     managers and admins (``staff`` None: the command line).
@@ -51,7 +63,9 @@ def venue_report(
     Every active resource is listed, and an inactive one that has bookings in the dates. Occupancy
     counts confirmed, paid, completed and no-show bookings starting in the dates, against the open
     time (bookable windows less closures); ``by_hour`` sums both over the listed resources per
-    local weekday and hour that has open time.
+    local weekday and hour that has open time. With ``by_month``, ``by_month`` holds the money of
+    the listed resources per calendar month of the dates, read in the same transaction, so that
+    the months add up to the lines.
     """
     require(staff, Action.MANAGE_VENUE, venue_id)
     check_report_dates(date_from, date_to)
@@ -67,6 +81,10 @@ def venue_report(
         booked = buckets_by_hour(
             uow.reports.booked_buckets([r.id for r in listed], span, bucket_minutes=size), venue.tz
         )
+        monthly = {
+            dates: uow.reports.resource_figures([r.id for r in listed], _local_dates(venue.tz, *dates))
+            for dates in (months(date_from, date_to) if by_month else [])
+        }
     currency = _currency(listed)
     quantum = deps.currencies.unit(currency).minor
     opened = {r.id: open_time(r, date_from, date_to) for r in listed}
@@ -83,7 +101,23 @@ def venue_report(
         currency=currency,
         resources=lines,
         by_hour=by_hour(sum(opened.values(), Counter()), booked),
+        by_month=[_month(first, last, sums.values(), quantum) for (first, last), sums in monthly.items()],
     )
+
+
+def _month(first: date, last: date, sums: Iterable[Figures], quantum: Decimal) -> MonthRevenue:
+    """One month's money over the resources, to ``quantum`` as the lines are."""
+    found = list(sums)
+    return MonthRevenue(
+        date_from=first,
+        date_to=last,
+        revenue_paid=_money(sum((f.revenue_paid for f in found), Decimal(0)), quantum),
+        revenue_refunded=_money(sum((f.revenue_refunded for f in found), Decimal(0)), quantum),
+    )
+
+
+def _money(amount: Decimal, quantum: Decimal) -> Decimal:
+    return amount.quantize(quantum, rounding=ROUND_HALF_UP)
 
 
 def _local_dates(tz: ZoneInfo, first: date, last: date) -> TimeRange:

@@ -25,6 +25,7 @@ from entrypoints.console import (
     booking_list,
     bookings,
     new_booking,
+    report,
     signin,
     venues,
 )
@@ -61,6 +62,7 @@ def console_router(secret_key: str, public_url: str) -> Router:
             *admin_mappings.handlers,
             *admin_commissions.handlers,
             *admin_staff.handlers,
+            *report.handlers,
         ],
         middleware=console_middleware(secret_key, public_url),
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]

@@ -80,18 +80,38 @@ class Formats:
         """``Jun 5, 2026`` / ``05.06.2026``."""
         return dates.format_date(day, "medium", locale=self.language)
 
-    def month(self, month: str) -> str:
-        """A month ``2026-06`` as ``June 2026`` / ``Juni 2026``."""
-        year, number = month.split("-")
-        return dates.format_date(dt.date(int(year), int(number), 1), "LLLL y", locale=self.language)
+    def month(self, month: str | dt.date) -> str:
+        """A month (``2026-06``, or a day of it) as ``June 2026`` / ``Juni 2026``."""
+        day = month if isinstance(month, dt.date) else dt.date.fromisoformat(f"{month}-01")
+        return dates.format_skeleton("yMMMM", day, locale=self.language)
 
     def time(self, moment: dt.time | dt.datetime) -> str:
         """``5:30 PM`` / ``17:30``."""
         return dates.format_time(moment, "short", locale=self.language)
 
+    def hour(self, hour: int) -> str:
+        """The full hour ``hour`` (0-23): ``5:00 PM`` / ``17:00``."""
+        return self.time(dt.time(hour))
+
+    def number(self, value: Decimal | float) -> str:
+        """At most one decimal: ``1,234.5`` / ``1.234,5``."""
+        return numbers.format_decimal(value, format="#,##0.#", locale=self.language)
+
     def money(self, amount: Decimal, currency: str) -> str:
         """``€1,234.50`` / ``1.234,50 €``."""
         return numbers.format_currency(amount, currency, locale=self.language)
+
+    def percent(self, share: Decimal) -> str:
+        """``0.45`` as ``45%`` / ``45 %``."""
+        return numbers.format_percent(share, locale=self.language)
+
+    def short_month(self, day: dt.date) -> str:
+        """``Mar`` / ``Mär``: the month alone, for a chart's axis."""
+        return dates.format_skeleton("MMM", day, locale=self.language)
+
+    def weekday(self, iso_weekday: int, width: str = "wide") -> str:
+        """ISO weekday 1 (Monday) to 7: ``Monday`` / ``Montag``, abbreviated ``Mon`` / ``Mo.``."""
+        return str(self.locale.days["format"][width][iso_weekday - 1])
 
     def language_name(self, language: str) -> str:
         """The name of ``language`` in its own words (``Deutsch``, ``English``)."""
