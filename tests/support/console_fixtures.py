@@ -16,10 +16,10 @@ from litestar.testing import TestClient
 from adapters.catalog import validate_catalog, write_catalog
 from adapters.passwords import Argon2Passwords
 from adapters.sqla import make_engine
+from adapters.sqla.migrate import upgrade
 from adapters.sqla.unit_of_work import SqlaUnitOfWork
 from booking_core.booking import Booking, BookingStatus
 from booking_core.ports.repositories import ResourceQuery
-from adapters.sqla.migrate import upgrade
 from tests.support.http_fixtures import CATALOG, NOW
 
 STAFF_PASSWORD = "staff-long-passphrase"

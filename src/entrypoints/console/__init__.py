@@ -16,7 +16,7 @@ from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.static_files import create_static_files_router
 from litestar.template import TemplateConfig
 
-from entrypoints.console import blocks, booking_list, bookings, new_booking, signin, venues
+from entrypoints.console import blocks, booking_list, bookings, new_booking, settings, signin, venues
 from entrypoints.console.i18n import gettext_callables
 from entrypoints.console.pages import EXCEPTION_HANDLERS
 from entrypoints.console.session import PATH, console_middleware
@@ -47,6 +47,7 @@ def console_router(secret_key: str, public_url: str) -> Router:
             *new_booking.handlers,
             *blocks.handlers,
             *booking_list.handlers,
+            *settings.handlers,
         ],
         middleware=console_middleware(secret_key, public_url),
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]

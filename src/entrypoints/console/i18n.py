@@ -84,6 +84,10 @@ class Formats:
         """``5:30 PM`` / ``17:30``."""
         return dates.format_time(moment, "short", locale=self.language)
 
+    def weekday(self, number: int) -> str:
+        """Weekday ``number`` as the catalog counts (1 = Monday ... 7 = Sunday): ``Monday`` / ``Montag``."""
+        return str(dates.get_day_names("wide", locale=self.language)[number - 1])
+
     def money(self, amount: Decimal, currency: str) -> str:
         """``€1,234.50`` / ``1.234,50 €``."""
         return numbers.format_currency(amount, currency, locale=self.language)

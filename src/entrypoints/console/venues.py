@@ -10,6 +10,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, FromQuery
 from litestar.response import Template
 
+from booking_core.staff import Action
 from booking_core.usecases.deps import Deps
 from booking_core.usecases.operator_venues import staff_venues
 from entrypoints.console.day import day_columns, today_at
@@ -22,7 +23,10 @@ from entrypoints.console.sheet import layout
 def venue_list(request: Request[Any, Any, Any], deps: NamedDependency[Deps]) -> Template:
     """What ``GET /operator/venues/`` shows: the staff member's venues with their role and resources."""
     staff = signed_in_staff(request, deps)
-    return page(request, "venues.html", staff=staff, venues=staff_venues(deps, staff))
+    found = staff_venues(deps, staff)
+    # who may edit a venue's catalog is offered its resources' settings (the page asks the use case again)
+    manages = {v.venue.id for v in found if staff.may(Action.MANAGE_VENUE, v.venue.id)}
+    return page(request, "venues.html", staff=staff, venues=found, manages=manages)
 
 
 def _day(raw: str | None) -> dt.date | None:
