@@ -460,3 +460,40 @@ def test_the_front_desk_books_checks_in_moves_closes_and_downloads(
         assert [r["reference_code"] for r in rows] == [reference]
     finally:
         context.close()
+
+
+#: Manager at Center Court, speaking German (the catalog's default language).
+MANAGER_EMAIL = "manager@center-court.example"
+
+
+def test_a_manager_changes_a_price_in_a_resources_settings(
+    browser: Any, server: tuple[str, str, str]
+) -> None:
+    base, backend, _url = server
+    pictures = os.environ.get("BOOKING_SCREENSHOTS") == "1" and backend == "sqlite"
+    context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 900})
+    expect = playwright_api.expect
+    try:
+        visit = Visit(context.new_page(), base, pictures=pictures)
+        page = visit.page
+        visit.sign_in(MANAGER_EMAIL, STAFF_PASSWORD)  # then the pages speak the manager's German
+        page.get_by_role("link", name="Einstellungen für Court 1").click()
+        expect(page.get_by_role("heading", level=1)).to_have_text("Einstellungen für Court 1")
+        visit.check("resource-settings")
+
+        # Saturday's evening costs 32.50 from now on
+        price = page.get_by_label("Samstag, Zeitfenster 2: Preis")
+        expect(price).to_have_value("30.00")
+        price.fill("32,50")
+        page.get_by_role("button", name="Einstellungen speichern").click()
+        expect(page.get_by_role("status")).to_contain_text("Gespeichert.")
+        expect(page.get_by_label("Samstag, Zeitfenster 2: Preis")).to_have_value("32.50")
+        visit.check("resource-settings-saved")
+        with httpx.Client(base_url=f"{base}/api/v1", timeout=30) as api:
+            venue = api.get("/operator/venues/", headers=auth(DESK)).json()[0]["id"]
+            catalog = api.get(f"/operator/venues/{venue}/catalog/", headers=auth(DESK)).json()
+        (court,) = [r for r in catalog["resources"] if r["name"] == "Court 1"]
+        (saturday,) = [s for s in court["schedules"] if s.get("day_of_week") == 6]
+        assert [s["price_per_unit"] for s in saturday["time_slots"]] == ["20.00", "32.50"]
+    finally:
+        context.close()
