@@ -483,11 +483,11 @@ def test_a_manager_changes_a_price_in_a_resources_settings(
 
         # Saturday's evening costs 32.50 from now on
         price = page.get_by_label("Samstag, Zeitfenster 2: Preis")
-        expect(price).to_have_value("30.00")
+        expect(price).to_have_value("30,00")  # German writes a decimal comma
         price.fill("32,50")
         page.get_by_role("button", name="Einstellungen speichern").click()
         expect(page.get_by_role("status")).to_contain_text("Gespeichert.")
-        expect(page.get_by_label("Samstag, Zeitfenster 2: Preis")).to_have_value("32.50")
+        expect(page.get_by_label("Samstag, Zeitfenster 2: Preis")).to_have_value("32,50")
         visit.check("resource-settings-saved")
         with httpx.Client(base_url=f"{base}/api/v1", timeout=30) as api:
             venue = api.get("/operator/venues/", headers=auth(DESK)).json()[0]["id"]

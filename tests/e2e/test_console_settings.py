@@ -93,7 +93,7 @@ def test_a_manager_changes_a_window_a_price_and_a_rule_and_the_operator_api_show
     assert "Einstellungen für Court 2" in page.text
     assert "<legend>Dienstag</legend>" in page.text  # the weekdays in the manager's German
     values = form_values(page.text)
-    assert (values["d2w0_start"], values["d2w0_end"], values["d2w0_price"]) == ("08:00", "17:00", "20.00")
+    assert (values["d2w0_start"], values["d2w0_end"], values["d2w0_price"]) == ("08:00", "17:00", "20,00")
 
     # Tuesday: the peak starts an hour earlier and costs 35.50 (typed with a decimal comma); longer minimum
     changed = {**values, "d2w0_end": "16:00", "d2w1_start": "16:00", "d2w1_price": "35,50"}
@@ -102,7 +102,7 @@ def test_a_manager_changes_a_window_a_price_and_a_rule_and_the_operator_api_show
     assert saved.status_code == 200, saved.text
     assert "Gespeichert" in saved.text
     assert "Keine Buchung liegt außerhalb der Öffnungszeiten." in saved.text
-    assert 'name="d2w1_price" value="35.50"' in saved.text  # the page shows what is stored now
+    assert 'name="d2w1_price" value="35,50"' in saved.text  # what is stored now, with German's comma
     entry = catalog_of(console)
     assert windows_of(entry, 2) == [("08:00:00", "16:00:00", "20.00"), ("16:00:00", "22:00:00", "35.50")]
     assert windows_of(entry, 3) == [("08:00:00", "17:00:00", "20.00"), ("17:00:00", "22:00:00", "30.00")]

@@ -26,9 +26,10 @@ from booking_core.usecases.deps import Deps
 from booking_core.usecases.operator_catalog import CatalogSaved, replace_venue_catalog, venue_catalog
 from booking_core.usecases.permissions import require
 from entrypoints.console.bookings import form_of
+from entrypoints.console.i18n import Formats
 from entrypoints.console.new_booking import venue_of
 from entrypoints.console.pages import page
-from entrypoints.console.session import signed_in_staff
+from entrypoints.console.session import language, signed_in_staff
 from entrypoints.console.settings_form import (
     COLUMNS,
     RULES,
@@ -41,6 +42,7 @@ from entrypoints.console.settings_form import (
     resource_in,
     stored_settings,
     with_settings,
+    written_as,
 )
 
 AnyRequest = Request[Any, Any, Any]
@@ -79,7 +81,7 @@ def _page(
         tz=venue.tz,
         currency=stored.get("currency", ""),
         price_unit=stored.get("price_unit", ""),
-        values=settings or stored_settings(stored),
+        values=settings or written_as(stored_settings(stored), Formats(language(request)).decimal_field),
         kept=kept_schedules(stored),
         weekdays=WEEKDAYS,
         rules=RULES,

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from booking_core.errors import NotFound
@@ -119,6 +119,15 @@ def stored_settings(resource: Mapping[str, Any]) -> Settings:
         days[day] = [*(_window(slot) for slot in slots), Window()]
     rules = {key: "" if resource.get(key) is None else str(resource[key]) for key in RULES}
     return Settings(rules=rules, gaps=bool(resource.get(GAPS)), days=days)
+
+
+def written_as(settings: Settings, decimal: Callable[[str], str]) -> Settings:
+    """``settings`` with their prices written by ``decimal`` (the staff member's decimal comma)."""
+    days = {
+        day: [replace(w, price=decimal(w.price)) for w in windows] for day, windows in settings.days.items()
+    }
+    rules = {**settings.rules, "base_price": decimal(settings.rules.get("base_price", ""))}
+    return replace(settings, rules=rules, days=days)
 
 
 def _window(slot: Mapping[str, Any]) -> Window:
