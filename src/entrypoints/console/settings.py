@@ -11,6 +11,7 @@ outside the opening hours are listed for staff to move or cancel.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from litestar import Request, get, post
@@ -57,6 +58,11 @@ def _resource(deps: Deps, staff: Staff, venue_id: int, resource_id: int) -> tupl
     raise NotFound("Resource not found.")
 
 
+def _as_stored(request: AnyRequest, stored: Mapping[str, Any]) -> Settings:
+    """The stored settings, their prices written as the staff member's language writes decimals."""
+    return written_as(stored_settings(stored), Formats(language(request)).decimal_field)
+
+
 def _page(
     request: AnyRequest,
     deps: Deps,
@@ -81,7 +87,7 @@ def _page(
         tz=venue.tz,
         currency=stored.get("currency", ""),
         price_unit=stored.get("price_unit", ""),
-        values=settings or written_as(stored_settings(stored), Formats(language(request)).decimal_field),
+        values=settings if settings is not None else _as_stored(request, stored),
         kept=kept_schedules(stored),
         weekdays=WEEKDAYS,
         rules=RULES,
