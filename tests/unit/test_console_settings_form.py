@@ -1,4 +1,5 @@
-"""The settings page's form and the catalog document (``entrypoints.console.settings_form``): only the
+"""The settings page's form and the catalog document (``entrypoints.console.settings_form`` and
+``settings_document``): only the
 resource's weekly windows and booking rules change, written as the catalog writes them; everything else
 of the document stays; a refusal's path is placed back on its field."""
 
@@ -7,13 +8,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from entrypoints.console.settings_form import (
-    kept_schedules,
-    locate,
-    posted_settings,
-    stored_settings,
-    with_settings,
-)
+from entrypoints.console.settings_document import locate, with_settings
+from entrypoints.console.settings_form import kept_schedules, posted_settings, stored_settings
 
 
 def _slot(start: str, end: str, price: str, **more: Any) -> dict[str, Any]:

@@ -3,10 +3,11 @@ edited through the venue catalog's use cases of the operator API
 (:func:`~booking_core.usecases.operator_catalog.venue_catalog` and
 :func:`~booking_core.usecases.operator_catalog.replace_venue_catalog`).
 
-The page changes the resource's part of the venue's document (``settings_form``) and sends the whole
-document, which the use case checks and upserts as ``PUT /operator/venues/{id}/catalog/`` does. A bad
-value is shown on its field with what was typed, nothing written; after saving, the bookings now
-outside the opening hours are listed for staff to move or cancel.
+The page changes the resource's part of the venue's document (``settings_form`` reads it,
+``settings_document`` writes it) and sends the whole document, which the use case checks and upserts
+as ``PUT /operator/venues/{id}/catalog/`` does. A bad value is shown on its field with what was typed,
+nothing written; after saving, the bookings now outside the opening hours are listed for staff to
+move or cancel.
 """
 
 from __future__ import annotations
@@ -31,18 +32,16 @@ from entrypoints.console.i18n import Formats
 from entrypoints.console.new_booking import venue_of
 from entrypoints.console.pages import page
 from entrypoints.console.session import language, signed_in_staff
+from entrypoints.console.settings_document import Problem, locate, with_settings
 from entrypoints.console.settings_form import (
     COLUMNS,
     RULES,
     WEEKDAYS,
-    Problem,
     Settings,
     kept_schedules,
-    locate,
     posted_settings,
     resource_in,
     stored_settings,
-    with_settings,
     written_as,
 )
 
