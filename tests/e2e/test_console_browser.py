@@ -45,6 +45,7 @@ from tests.support.console_fixtures import (
     CUSTOMER_EMAIL,
     CUSTOMER_PASSWORD,
     DESK_EMAIL,
+    MANAGER_EMAIL,
     STAFF_PASSWORD,
     load_console_catalog,
     store_commissions,
@@ -485,6 +486,44 @@ def test_an_admin_approves_a_mapping_sees_the_commissions_and_adds_staff(
             headers=auth(PARTNER),
         )
         assert registered.status_code == 201, registered.text
+    pictures = os.environ.get("BOOKING_SCREENSHOTS") == "1" and backend == "sqlite"
+    context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 900})
+    expect = playwright_api.expect
+    try:
+        visit = Visit(context.new_page(), base, pictures=pictures)
+        page = visit.page
+        visit.sign_in(ADMIN_EMAIL, STAFF_PASSWORD)
+
+        # venue mappings: the pending one, approved with its button
+        page.get_by_role("link", name="Venue mappings").click()
+        page.get_by_label("Approval").select_option("pending")
+        page.get_by_role("button", name="Show").click()
+        visit.check("admin-mappings")
+        page.get_by_role("button", name=f"Approve the mapping browser-{backend} of PartnerApp").click()
+        expect(page.get_by_role("status")).to_have_text("The mapping is approved.")
+        visit.check("admin-mappings-approved")
+
+        # the month's commissions, one row per client, the payout form beside them
+        page.get_by_role("link", name="Commissions").click()
+        page.get_by_label("Month").fill(COMMISSION_MONTH)
+        page.get_by_role("button", name="Show").click()
+        expect(page.get_by_role("heading", level=1)).to_have_text("Commissions of June 2026")
+        expect(page.get_by_role("row", name="PartnerApp")).to_contain_text("€12.50")
+        expect(page.get_by_role("button", name="Download payout file")).to_be_visible()
+        visit.check("admin-commissions")
+
+        # staff: a new front desk member at Center Court
+        page.get_by_role("link", name="Staff", exact=True).click()
+        page.get_by_label("Email address").fill(f"browser-desk-{backend}@example.com")
+        page.get_by_label("Role", exact=True).select_option("desk")
+        page.get_by_role("checkbox", name="Center Court Club").check()
+        page.get_by_role("button", name="Grant the role").click()
+        expect(page.get_by_role("status")).to_contain_text("The role is granted.")
+        added = page.get_by_role("row", name=f"browser-desk-{backend}@example.com")
+        expect(added).to_contain_text("Front desk")
+        visit.check("admin-staff")
+    finally:
+        context.close()
 
 
 def _past_months(url: str, first: dt.date, today: dt.date) -> int:
@@ -560,35 +599,6 @@ def test_a_manager_reads_the_venues_report(browser: Any, server: tuple[str, str,
         visit = Visit(context.new_page(), base, pictures=pictures)
         page = visit.page
         visit.sign_in(ADMIN_EMAIL, STAFF_PASSWORD)
-
-        # venue mappings: the pending one, approved with its button
-        page.get_by_role("link", name="Venue mappings").click()
-        page.get_by_label("Approval").select_option("pending")
-        page.get_by_role("button", name="Show").click()
-        visit.check("admin-mappings")
-        page.get_by_role("button", name=f"Approve the mapping browser-{backend} of PartnerApp").click()
-        expect(page.get_by_role("status")).to_have_text("The mapping is approved.")
-        visit.check("admin-mappings-approved")
-
-        # the month's commissions, one row per client, the payout form beside them
-        page.get_by_role("link", name="Commissions").click()
-        page.get_by_label("Month").fill(COMMISSION_MONTH)
-        page.get_by_role("button", name="Show").click()
-        expect(page.get_by_role("heading", level=1)).to_have_text("Commissions of June 2026")
-        expect(page.get_by_role("row", name="PartnerApp")).to_contain_text("€12.50")
-        expect(page.get_by_role("button", name="Download payout file")).to_be_visible()
-        visit.check("admin-commissions")
-
-        # staff: a new front desk member at Center Court
-        page.get_by_role("link", name="Staff", exact=True).click()
-        page.get_by_label("Email address").fill(f"browser-desk-{backend}@example.com")
-        page.get_by_label("Role", exact=True).select_option("desk")
-        page.get_by_role("checkbox", name="Center Court Club").check()
-        page.get_by_role("button", name="Grant the role").click()
-        expect(page.get_by_role("status")).to_contain_text("The role is granted.")
-        added = page.get_by_role("row", name=f"browser-desk-{backend}@example.com")
-        expect(added).to_contain_text("Front desk")
-        visit.check("admin-staff")
         page.get_by_role("link", name="Report of Center Court Club").click()
         expect(page.get_by_role("heading", level=1)).to_have_text("Report of Center Court Club")
         expect(page.locator("#revenue tbody tr")).to_have_count(12)  # the last twelve months
@@ -611,5 +621,38 @@ def test_a_manager_reads_the_venues_report(browser: Any, server: tuple[str, str,
         page.get_by_role("button", name="Show report").click()
         expect(page.get_by_role("alert")).to_contain_text("The last date lies before the first")
         expect(page.get_by_label("From", exact=True)).to_have_value(today.isoformat())
+    finally:
+        context.close()
+
+
+def test_a_manager_changes_a_price_in_a_resources_settings(
+    browser: Any, server: tuple[str, str, str]
+) -> None:
+    base, backend, _url = server
+    pictures = os.environ.get("BOOKING_SCREENSHOTS") == "1" and backend == "sqlite"
+    context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 900})
+    expect = playwright_api.expect
+    try:
+        visit = Visit(context.new_page(), base, pictures=pictures)
+        page = visit.page
+        visit.sign_in(MANAGER_EMAIL, STAFF_PASSWORD)  # then the pages speak the manager's German
+        page.get_by_role("link", name="Einstellungen für Court 1").click()
+        expect(page.get_by_role("heading", level=1)).to_have_text("Einstellungen für Court 1")
+        visit.check("resource-settings")
+
+        # Saturday's evening costs 32.50 from now on
+        price = page.get_by_label("Samstag, Zeitfenster 2: Preis")
+        expect(price).to_have_value("30,00")  # German writes a decimal comma
+        price.fill("32,50")
+        page.get_by_role("button", name="Einstellungen speichern").click()
+        expect(page.get_by_role("status")).to_contain_text("Gespeichert.")
+        expect(page.get_by_label("Samstag, Zeitfenster 2: Preis")).to_have_value("32,50")
+        visit.check("resource-settings-saved")
+        with httpx.Client(base_url=f"{base}/api/v1", timeout=30) as api:
+            venue = api.get("/operator/venues/", headers=auth(DESK)).json()[0]["id"]
+            catalog = api.get(f"/operator/venues/{venue}/catalog/", headers=auth(DESK)).json()
+        (court,) = [r for r in catalog["resources"] if r["name"] == "Court 1"]
+        (saturday,) = [s for s in court["schedules"] if s.get("day_of_week") == 6]
+        assert [s["price_per_unit"] for s in saturday["time_slots"]] == ["20.00", "32.50"]
     finally:
         context.close()

@@ -51,6 +51,10 @@ def test_dates_times_and_money_are_written_per_language() -> None:
     assert Formats("de").money(amount, "EUR") == "1.234,50\xa0€"
     assert Formats("en").money(amount, "EUR") == "€1,234.50"
     assert Formats("en").language_name("de") == "Deutsch"
+    assert Formats("de").weekday(1) == "Montag"  # the catalog's weekdays: 1 = Monday ... 7 = Sunday
+    assert Formats("en").weekday(7) == "Sunday"
+    assert Formats("de").decimal_field("22.50") == "22,50"  # a price in a form field, read back as typed
+    assert Formats("en").decimal_field("22.50") == "22.50"
 
 
 def test_before_sign_in_the_browsers_first_spoken_language_counts() -> None:

@@ -26,6 +26,7 @@ from entrypoints.console import (
     bookings,
     new_booking,
     report,
+    settings,
     signin,
     venues,
 )
@@ -63,6 +64,7 @@ def console_router(secret_key: str, public_url: str) -> Router:
             *admin_commissions.handlers,
             *admin_staff.handlers,
             *report.handlers,
+            *settings.handlers,
         ],
         middleware=console_middleware(secret_key, public_url),
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]

@@ -8,6 +8,7 @@ read (and compiled in memory) when first needed, so no build step stands between
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -112,6 +113,13 @@ class Formats:
     def weekday(self, iso_weekday: int, width: str = "wide") -> str:
         """ISO weekday 1 (Monday) to 7: ``Monday`` / ``Montag``, abbreviated ``Mon`` / ``Mo.``."""
         return str(self.locale.days["format"][width][iso_weekday - 1])
+
+    def decimal_field(self, text: str) -> str:
+        """A decimal as the catalog writes it (``22.50``) written for a form field in the language
+        (``22,50``): the same places, no grouping, so the settings page reads it back as it is."""
+        if not re.fullmatch(r"\d+\.\d+", text):
+            return text
+        return text.replace(".", numbers.get_decimal_symbol(self.language))
 
     def language_name(self, language: str) -> str:
         """The name of ``language`` in its own words (``Deutsch``, ``English``)."""

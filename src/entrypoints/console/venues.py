@@ -23,9 +23,10 @@ from entrypoints.console.sheet import layout
 def venue_list(request: Request[Any, Any, Any], deps: NamedDependency[Deps]) -> Template:
     """What ``GET /operator/venues/`` shows: the staff member's venues with their role and resources."""
     staff = signed_in_staff(request, deps)
-    venues = staff_venues(deps, staff)
-    reported = {v.venue.id for v in venues if staff.may(Action.MANAGE_VENUE, v.venue.id)}
-    return page(request, "venues.html", staff=staff, venues=venues, reported=reported)
+    found = staff_venues(deps, staff)
+    # who may edit a venue's catalog is offered its resources' settings (the page asks the use case again)
+    manages = {v.venue.id for v in found if staff.may(Action.MANAGE_VENUE, v.venue.id)}
+    return page(request, "venues.html", staff=staff, venues=found, manages=manages)
 
 
 def _day(raw: str | None) -> dt.date | None:
