@@ -17,7 +17,10 @@ handlers call it; the script prints the median and the 99th percentile in millis
 * ``day sheet``: :data:`DAY_SHEET`, the venue's day sheet (CONTRACT 7.2) of the busy day: 20 courts,
   300 bookings, their customers and the free time;
 * ``day sheet HTTP``: the same as ``GET /api/v1/operator/venues/{id}/day/`` through the app in process
-  (Litestar's test client, an admin's token): authentication, the use case and the JSON answer.
+  (Litestar's test client, an admin's token): authentication, the use case and the JSON answer;
+* ``day sheet console``: the console's page of that day (``/console/venues/{id}/day``, CONTRACT 8) for
+  the admin signed in with a password: the session, the use case, the layout and the HTML of 20
+  columns with their bookings, in the admin's language.
 
 It is a measurement, not a test: nothing fails on a figure.
 """
@@ -61,6 +64,7 @@ from booking_core.usecases.operator_search import BookingSearch, export_bookings
 from entrypoints.bootstrap import bootstrap  # noqa: E402
 from entrypoints.config import Settings  # noqa: E402
 from entrypoints.http.app import create_app  # noqa: E402
+from tests.support.console_fixtures import sign_in  # noqa: E402
 from tests.support.postgres import temporary_database  # noqa: E402
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -72,6 +76,8 @@ NOW = datetime(2026, 6, 11, 6, 0, tzinfo=UTC)
 ADMIN_ID = "00000000-0000-4000-6000-000000000001"
 #: The token of the catalog's admin, for the reads over HTTP.
 ADMIN_TOKEN = "bench-admin-token"
+#: The admin's sign-in to the console.
+ADMIN_EMAIL, ADMIN_PASSWORD = "admin@bench.example", "bench-admin-passphrase"
 
 
 def _day_sheet(deps: Deps, staff: Staff, venue_id: int, day: date) -> object:
@@ -99,11 +105,14 @@ def catalog() -> dict[str, object]:
         "resources": [{"name": f"Court {n:02d}", **court} for n in range(1, COURTS + 1)],
     }  # fmt: skip
     other = {**venue, "slug": "other-club", "name": "Other Club", "resources": [{"name": "Court X", **court}]}
-    admin = {"email": "admin@bench.example", "first_name": "Ada", "last_name": "Admin", "token": ADMIN_TOKEN}
+    admin = {
+        "email": ADMIN_EMAIL, "first_name": "Ada", "last_name": "Admin", "token": ADMIN_TOKEN,
+        "password": ADMIN_PASSWORD, "language": "en",
+    }  # fmt: skip
     return {
         "venues": [venue, other],
         "users": [admin],
-        "staff": [{"email": "admin@bench.example", "role": "admin"}],
+        "staff": [{"email": ADMIN_EMAIL, "role": "admin"}],
     }
 
 
@@ -282,7 +291,7 @@ def main() -> int:
             total = (args.history_days + 1) * COURTS * len(OPEN_HOURS)
             print(f"seeded {total} bookings in {time.perf_counter() - began:.1f} s", flush=True)
             staff = Staff(
-                user=User(id=ADMIN_ID, email="admin@bench.example", created_at=NOW),
+                user=User(id=ADMIN_ID, email=ADMIN_EMAIL, created_at=NOW),
                 roles=(StaffRole(user_id=ADMIN_ID, role=Role.ADMIN, created_at=NOW),),
             )
             print(f"{'read':<28}{'p50 ms':>10}{'p99 ms':>10}")
@@ -296,6 +305,11 @@ def main() -> int:
             with TestClient(create_app(replace(services, deps=deps))) as client:
                 p50, p99 = timed(lambda: _get_day(client, venue_id), args.repeats)
                 print(f"{'day sheet HTTP':<28}{p50:>10.2f}{p99:>10.2f}", flush=True)
+                signed_in = sign_in(client, ADMIN_EMAIL, ADMIN_PASSWORD)
+                if signed_in.status_code != 303:
+                    raise RuntimeError(f"console sign-in: {signed_in.status_code} {signed_in.text[:200]}")
+                p50, p99 = timed(lambda: _get_console_day(client, venue_id), args.repeats)
+                print(f"{'day sheet console':<28}{p50:>10.2f}{p99:>10.2f}", flush=True)
         finally:
             services.close()
     return 0
@@ -309,6 +323,12 @@ def _get_day(client: TestClient[object], venue_id: int) -> None:
     )
     if response.status_code != 200 or len(response.content) < 1000:
         raise RuntimeError(f"day sheet over HTTP: {response.status_code} {response.text[:200]}")
+
+
+def _get_console_day(client: TestClient[object], venue_id: int) -> None:
+    response = client.get(f"/console/venues/{venue_id}/day", params={"date": DAY.isoformat()})
+    if response.status_code != 200 or response.text.count('class="booking') < 200:
+        raise RuntimeError(f"the console's day sheet: {response.status_code} {response.text[:200]}")
 
 
 class _Fixed:
