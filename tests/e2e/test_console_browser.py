@@ -23,6 +23,7 @@ import shutil
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -187,16 +188,27 @@ class Visit:
         self.page.get_by_role("button", name="Sign in").click()
 
 
+@contextmanager
+def _tab(browser: Any, base: str, backend: str, **options: Any) -> Iterator[Visit]:
+    """One checked tab in a browser context of its own, 1280 x 900 in English unless ``options`` say
+    otherwise; its pages are pictured for the docs on SQLite when ``BOOKING_SCREENSHOTS=1``."""
+    pictures = os.environ.get("BOOKING_SCREENSHOTS") == "1" and backend == "sqlite"
+    context = browser.new_context(
+        **{"locale": "en-US", "viewport": {"width": 1280, "height": 900}, **options}
+    )
+    try:
+        yield Visit(context.new_page(), base, pictures=pictures)
+    finally:
+        context.close()
+
+
 def test_a_member_of_staff_runs_through_the_console(browser: Any, server: tuple[str, str, str]) -> None:
     base, backend, _url = server
     today = dt.datetime.now(BERLIN).date()
     tomorrow = today + dt.timedelta(days=1)
     _seed(base, tomorrow)
-    pictures = os.environ.get("BOOKING_SCREENSHOTS") == "1" and backend == "sqlite"
-    context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 900})
     expect = playwright_api.expect
-    try:
-        visit = Visit(context.new_page(), base, pictures=pictures)
+    with _tab(browser, base, backend) as visit:
         page = visit.page
 
         # not signed in: the console sends you to its sign-in page
@@ -273,8 +285,6 @@ def test_a_member_of_staff_runs_through_the_console(browser: Any, server: tuple[
         page.goto(f"{base}/console/venues/1/day")
         expect(page).to_have_url(f"{base}/console/login")
         expect(page.get_by_role("heading", level=1)).to_have_text("Anmelden")
-    finally:
-        context.close()
 
 
 def test_the_console_works_with_javascript_switched_off(browser: Any, server: tuple[str, str, str]) -> None:
@@ -377,13 +387,8 @@ def test_the_front_desk_books_checks_in_moves_closes_and_downloads(
     # on Court 2 from a quarter of an hour ago, ended before the walk-in moves there
     began = (now - dt.timedelta(minutes=15)).replace(second=0, microsecond=0)
     started = store_started_booking(url, "Court 2", began, 20)
-    pictures = os.environ.get("BOOKING_SCREENSHOTS") == "1" and backend == "sqlite"
-    context = browser.new_context(
-        locale="en-US", viewport={"width": 1280, "height": 900}, accept_downloads=True
-    )
     expect = playwright_api.expect
-    try:
-        visit = Visit(context.new_page(), base, pictures=pictures)
+    with _tab(browser, base, backend, accept_downloads=True) as visit:
         page = visit.page
         visit.sign_in(ADMIN_EMAIL, STAFF_PASSWORD)
         page.get_by_role("link", name="Today at Center Court Club").click()
@@ -469,8 +474,6 @@ def test_the_front_desk_books_checks_in_moves_closes_and_downloads(
         download.value.save_as(saved)
         rows = list(csv.DictReader(saved.open(encoding="utf-8")))
         assert [r["reference_code"] for r in rows] == [reference]
-    finally:
-        context.close()
 
 
 def test_an_admin_approves_a_mapping_sees_the_commissions_and_adds_staff(
@@ -486,11 +489,8 @@ def test_an_admin_approves_a_mapping_sees_the_commissions_and_adds_staff(
             headers=auth(PARTNER),
         )
         assert registered.status_code == 201, registered.text
-    pictures = os.environ.get("BOOKING_SCREENSHOTS") == "1" and backend == "sqlite"
-    context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 900})
     expect = playwright_api.expect
-    try:
-        visit = Visit(context.new_page(), base, pictures=pictures)
+    with _tab(browser, base, backend) as visit:
         page = visit.page
         visit.sign_in(ADMIN_EMAIL, STAFF_PASSWORD)
 
@@ -522,8 +522,6 @@ def test_an_admin_approves_a_mapping_sees_the_commissions_and_adds_staff(
         added = page.get_by_role("row", name=f"browser-desk-{backend}@example.com")
         expect(added).to_contain_text("Front desk")
         visit.check("admin-staff")
-    finally:
-        context.close()
 
 
 def _past_months(url: str, first: dt.date, today: dt.date) -> int:
@@ -587,16 +585,13 @@ def _store_played(uow: Any, user_id: str, resource_id: int, start: dt.datetime, 
     )
 
 
-def test_a_manager_reads_the_venues_report(browser: Any, server: tuple[str, str, str]) -> None:
+def test_an_admin_reads_the_venues_report(browser: Any, server: tuple[str, str, str]) -> None:
     base, backend, url = server
     today = dt.datetime.now(BERLIN).date()
     first = (today.replace(day=1) - dt.timedelta(days=140)).replace(day=1)  # five months back
     months = _past_months(url, first, today)
-    pictures = os.environ.get("BOOKING_SCREENSHOTS") == "1" and backend == "sqlite"
-    context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 900})
     expect = playwright_api.expect
-    try:
-        visit = Visit(context.new_page(), base, pictures=pictures)
+    with _tab(browser, base, backend) as visit:
         page = visit.page
         visit.sign_in(ADMIN_EMAIL, STAFF_PASSWORD)
         page.get_by_role("link", name="Report of Center Court Club").click()
@@ -621,19 +616,14 @@ def test_a_manager_reads_the_venues_report(browser: Any, server: tuple[str, str,
         page.get_by_role("button", name="Show report").click()
         expect(page.get_by_role("alert")).to_contain_text("The last date lies before the first")
         expect(page.get_by_label("From", exact=True)).to_have_value(today.isoformat())
-    finally:
-        context.close()
 
 
 def test_a_manager_changes_a_price_in_a_resources_settings(
     browser: Any, server: tuple[str, str, str]
 ) -> None:
     base, backend, _url = server
-    pictures = os.environ.get("BOOKING_SCREENSHOTS") == "1" and backend == "sqlite"
-    context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 900})
     expect = playwright_api.expect
-    try:
-        visit = Visit(context.new_page(), base, pictures=pictures)
+    with _tab(browser, base, backend) as visit:
         page = visit.page
         visit.sign_in(MANAGER_EMAIL, STAFF_PASSWORD)  # then the pages speak the manager's German
         page.get_by_role("link", name="Einstellungen für Court 1").click()
@@ -654,5 +644,3 @@ def test_a_manager_changes_a_price_in_a_resources_settings(
         (court,) = [r for r in catalog["resources"] if r["name"] == "Court 1"]
         (saturday,) = [s for s in court["schedules"] if s.get("day_of_week") == 6]
         assert [s["price_per_unit"] for s in saturday["time_slots"]] == ["20.00", "32.50"]
-    finally:
-        context.close()
