@@ -19,6 +19,12 @@ handlers call it; the script prints the median and the 99th percentile in millis
 * ``day sheet HTTP``: the same as ``GET /api/v1/operator/venues/{id}/day/`` through the app in process
   (Litestar's test client, an admin's token): authentication, the use case and the JSON answer.
 
+With ``--url URL`` the script seeds nothing and times the bookings search on that database instead,
+migrated first (``make bench-scale`` keeps its 10-million-booking one with ``BENCH_SCALE_KEEP``;
+``--url postgresql+psycopg://postgres@127.0.0.1:5432/booking_scale_keep``): :func:`scale_reads` on
+the venue of the most bookings, with texts taken from its own bookings, and over every venue; then
+``EXPLAIN (ANALYZE, BUFFERS)`` of the slowest line's statement, to show which indexes it used.
+
 It is a measurement, not a test: nothing fails on a figure.
 """
 
@@ -40,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 
 from litestar.testing import TestClient  # noqa: E402
-from sqlalchemy import insert  # noqa: E402
+from sqlalchemy import Engine, insert, text  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
 
 from adapters.catalog import validate_catalog, write_catalog  # noqa: E402
@@ -49,6 +55,7 @@ from adapters.sqla import make_engine  # noqa: E402
 from adapters.sqla.migrate import upgrade  # noqa: E402
 from adapters.sqla.models import BookingRow, PaymentRow  # noqa: E402
 from adapters.sqla.repositories.bookings import booking_values  # noqa: E402
+from adapters.sqla.repositories.bookings._search import search_statement  # noqa: E402
 from booking_core.accounts import User  # noqa: E402
 from booking_core.booking import Booking, BookingStatus, CancellationReason  # noqa: E402
 from booking_core.paging import Page  # noqa: E402
@@ -57,7 +64,12 @@ from booking_core.staff import Role, Staff, StaffRole  # noqa: E402
 from booking_core.usecases.deps import Deps  # noqa: E402
 from booking_core.usecases.operator_day import day_sheet  # noqa: E402
 from booking_core.usecases.operator_reports import venue_report  # noqa: E402
-from booking_core.usecases.operator_search import BookingSearch, export_bookings, search_bookings  # noqa: E402
+from booking_core.usecases.operator_search import (  # noqa: E402
+    BookingSearch,
+    export_bookings,
+    search_bookings,
+    staff_query,
+)
 from entrypoints.bootstrap import bootstrap  # noqa: E402
 from entrypoints.config import Settings  # noqa: E402
 from entrypoints.http.app import create_app  # noqa: E402
@@ -263,6 +275,86 @@ def reads(deps: Deps, staff: Staff, venue_id: int) -> dict[str, Callable[[], obj
     return measured
 
 
+def scale_reads(engine: Engine) -> tuple[int, dict[str, BookingSearch]]:
+    """The searches timed on a large database, by name, and the venue they search: the venue of the
+    most bookings, and texts that match its own bookings (part of a customer's email, of a name, of
+    a reference code) or nothing."""
+    with engine.connect() as conn:
+        venue_id, resource_id = conn.execute(
+            text(
+                "SELECT r.venue_id, b.resource_id FROM bookings b JOIN resources r ON r.id = b.resource_id "
+                "GROUP BY r.venue_id, b.resource_id ORDER BY count(*) DESC, b.resource_id LIMIT 1"
+            )
+        ).one()
+        reference, email, first, last = conn.execute(
+            text(
+                "SELECT b.reference_code, u.email, u.first_name, u.last_name FROM bookings b "
+                "JOIN users u ON u.id = b.user_id WHERE b.resource_id = :r ORDER BY b.start_at DESC LIMIT 1"
+            ),
+            {"r": resource_id},
+        ).one()
+    name = f"{first} {last}"
+    email_part = email[len(email) // 4 : len(email) * 3 // 4]  # the middle half
+    name_part = name[len(name) // 3 :]  # "...er No 123" of "User No 123"
+    reference_part = reference[1:-1]
+    venue = {
+        f"venue q email part {email_part!r}": email_part,
+        f"venue q name part {name_part!r}": name_part,
+        f"venue q reference part {reference_part!r}": reference_part,
+        "venue q no match 'zzqq'": "zzqq",
+    }
+    found = {label: BookingSearch(venue_id=venue_id, text=q) for label, q in venue.items()}
+    found["venue (page 1, no q)"] = BookingSearch(venue_id=venue_id)
+    found[f"admin q email part {email_part!r}"] = BookingSearch(text=email_part)
+    found[f"admin q reference part {reference_part!r}"] = BookingSearch(text=reference_part)
+    found["admin q no match 'zzqq'"] = BookingSearch(text="zzqq")
+    return venue_id, found
+
+
+def measure_database(url: str, repeats: int) -> None:
+    """The bookings search on the database at ``url`` (seeded already): :func:`scale_reads`."""
+    upgrade(url)
+    services = bootstrap(Settings(database_url=url, rate_limit_per_minute=0))
+    deps = services.deps
+    staff = Staff(
+        user=User(id=ADMIN_ID, email="admin@bench.example", created_at=NOW),
+        roles=(StaffRole(user_id=ADMIN_ID, role=Role.ADMIN, created_at=NOW),),
+    )
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            count = conn.execute(text("SELECT count(*) FROM bookings")).scalar_one()
+        venue_id, searches = scale_reads(engine)
+        print(f"{count} bookings; venue {venue_id}; load average {_load()}", flush=True)
+        page = Page(limit=100)
+        print(f"{'read':<44}{'found':>7}{'p50 ms':>10}{'p99 ms':>10}")
+        slowest: tuple[float, str] = (0.0, "")
+        for name, search in searches.items():
+            found = len(search_bookings(deps, staff, search, page=page).items)
+            p50, p99 = timed(lambda s=search: search_bookings(deps, staff, s, page=page), repeats)  # type: ignore[misc]
+            print(f"{name:<44}{found:>7}{p50:>10.2f}{p99:>10.2f}", flush=True)
+            slowest = max(slowest, (p99, name))
+        print(f"load average {_load()}; the slowest line's plan ({slowest[1]}):", flush=True)
+        print(_explained(deps, engine, staff, searches[slowest[1]], page.limit + 1))
+    finally:
+        engine.dispose()
+        services.close()
+
+
+def _explained(deps: Deps, engine: Engine, staff: Staff, search: BookingSearch, limit: int) -> str:
+    """``EXPLAIN (ANALYZE, BUFFERS)`` of the statement the search's page runs, its values inlined."""
+    with deps.read() as uow:
+        query = staff_query(uow, staff, search)
+    statement = search_statement("postgresql", query).limit(limit)
+    sql = statement.compile(engine, compile_kwargs={"literal_binds": True}).string
+    with engine.connect() as conn:
+        return "\n".join(row[0] for row in conn.exec_driver_sql(f"EXPLAIN (ANALYZE, BUFFERS) {sql}"))
+
+
+def _load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -271,7 +363,11 @@ def main() -> int:
         "--history-days", type=int, default=0, help="days before the busy day, 300 bookings each"
     )
     parser.add_argument("--repeats", type=int, default=50)
+    parser.add_argument("--url", help="time the search on this seeded database instead (nothing seeded)")
     args = parser.parse_args()
+    if args.url:
+        measure_database(args.url, args.repeats)
+        return 0
     with temporary_database() as url:
         upgrade(url)
         services = bootstrap(Settings(database_url=url, rate_limit_per_minute=0))
