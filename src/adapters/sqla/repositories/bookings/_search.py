@@ -12,8 +12,8 @@ email or name holds the text, found on PostgreSQL through the trigram indexes of
 When they are few (at most :data:`FEW_CUSTOMERS`) the search names them, so that PostgreSQL knows how
 many bookings they have and finds them through ``(user_id, start_at, id)`` and the reference's
 trigram index together, rather than filtering every booking in order: over the 10 million bookings
-of ``make bench-scale`` a text that matches one customer, one reference or nothing took 7 to 9 s
-that way, and now takes milliseconds (docs/performance.md, "Operator reads"). When they are many (a
+of ``make bench-scale`` a text that matches one reference or nothing took 7 to 9 s that way, and
+now takes 1 to 15 ms (docs/performance.md, "Operator reads"). When they are many (a
 text such as "example"), the bookings in order are mostly matches and the search filters them,
 looking each booking's customer up by its key.
 """
