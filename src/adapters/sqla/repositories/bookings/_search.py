@@ -109,7 +109,7 @@ def _customer_matching(text: str, lower: Any) -> ColumnElement[bool]:
 def _matching(text: str, lower: Any, customers: Sequence[str] | None) -> ColumnElement[bool]:
     """The reference code holds ``text``, or the customer is one of ``customers`` (None: the
     booking's customer, looked up by its key, is one whose email or name holds ``text``)."""
-    by_reference = lower(T.c.reference_code).like(_pattern(text), escape=_ESCAPE)
+    by_reference: ColumnElement[bool] = lower(T.c.reference_code).like(_pattern(text), escape=_ESCAPE)
     if customers is None:
         # each booking's customer by its key: "IN (subquery)" of a few hundred thousand customers
         # outgrows the memory of a hashed subplan, and PostgreSQL then scans the list once per booking
