@@ -26,6 +26,12 @@ The reads run as in a server process after its start-up: what start-up built (he
 leftovers and the app) frozen out of the garbage collector's full passes, whose walks over it
 otherwise stalled one request in fifty by about 130 ms.
 
+With ``--url URL`` the script seeds nothing and times the bookings search on that database instead,
+migrated first (``make bench-scale`` keeps its 10-million-booking one with ``BENCH_SCALE_KEEP``;
+``--url postgresql+psycopg://postgres@127.0.0.1:5432/booking_scale_keep``): :func:`scale_reads` on
+the venue of the most bookings, with texts taken from its own bookings, and over every venue; then
+``EXPLAIN (ANALYZE, BUFFERS)`` of the slowest line's statement, to show which indexes it used.
+
 It is a measurement, not a test: nothing fails on a figure.
 """
 
@@ -47,7 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 
 from litestar.testing import TestClient  # noqa: E402
-from sqlalchemy import insert  # noqa: E402
+from sqlalchemy import Engine, insert, text  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
 
 from adapters.catalog import validate_catalog, write_catalog  # noqa: E402
@@ -56,6 +62,7 @@ from adapters.sqla import make_engine  # noqa: E402
 from adapters.sqla.migrate import upgrade  # noqa: E402
 from adapters.sqla.models import BookingRow, PaymentRow  # noqa: E402
 from adapters.sqla.repositories.bookings import booking_values  # noqa: E402
+from adapters.sqla.repositories.bookings._search import customers_matching, search_statement  # noqa: E402
 from booking_core.accounts import User  # noqa: E402
 from booking_core.booking import Booking, BookingStatus, CancellationReason  # noqa: E402
 from booking_core.paging import Page  # noqa: E402
@@ -64,7 +71,12 @@ from booking_core.staff import Role, Staff, StaffRole  # noqa: E402
 from booking_core.usecases.deps import Deps  # noqa: E402
 from booking_core.usecases.operator_day import day_sheet  # noqa: E402
 from booking_core.usecases.operator_reports import venue_report  # noqa: E402
-from booking_core.usecases.operator_search import BookingSearch, export_bookings, search_bookings  # noqa: E402
+from booking_core.usecases.operator_search import (  # noqa: E402
+    BookingSearch,
+    export_bookings,
+    search_bookings,
+    staff_query,
+)
 from entrypoints.bootstrap import bootstrap  # noqa: E402
 from entrypoints.config import Settings  # noqa: E402
 from entrypoints.http.app import create_app  # noqa: E402
@@ -277,6 +289,85 @@ def reads(deps: Deps, staff: Staff, venue_id: int) -> dict[str, Callable[[], obj
     return measured
 
 
+def scale_reads(engine: Engine) -> tuple[int, dict[str, BookingSearch]]:
+    """The searches timed on a large database, by name, and the venue they search: the venue of a
+    booking, and texts that match it (part of its customer's email, of the name, of its reference
+    code), nothing, or every customer ("example")."""
+    with engine.connect() as conn:
+        # a booking as good as random, but the same on every run: the first id from the middle
+        venue_id, reference, email, first, last = conn.execute(
+            text(
+                "SELECT r.venue_id, b.reference_code, u.email, u.first_name, u.last_name FROM bookings b "
+                "JOIN resources r ON r.id = b.resource_id JOIN users u ON u.id = b.user_id "
+                "WHERE b.id >= '8' ORDER BY b.id LIMIT 1"
+            )
+        ).one()
+    name = f"{first} {last}"
+    email_part = email[len(email) // 4 : len(email) * 3 // 4]  # the middle half
+    name_part = name[len(name) // 3 :]  # the last two thirds, across the space
+    reference_part = reference[1:-1]
+    venue = {
+        f"venue q email part {email_part!r}": email_part,
+        f"venue q name part {name_part!r}": name_part,
+        f"venue q reference part {reference_part!r}": reference_part,
+        "venue q no match 'zzqq'": "zzqq",
+    }
+    found = {label: BookingSearch(venue_id=venue_id, text=q) for label, q in venue.items()}
+    found["venue (page 1, no q)"] = BookingSearch(venue_id=venue_id)
+    found[f"admin q email part {email_part!r}"] = BookingSearch(text=email_part)
+    found[f"admin q reference part {reference_part!r}"] = BookingSearch(text=reference_part)
+    found["admin q no match 'zzqq'"] = BookingSearch(text="zzqq")
+    found["venue q every customer 'example'"] = BookingSearch(venue_id=venue_id, text="example")
+    found["admin q every customer 'example'"] = BookingSearch(text="example")
+    return venue_id, found
+
+
+def measure_database(url: str, repeats: int) -> None:
+    """The bookings search on the database at ``url`` (seeded already): :func:`scale_reads`."""
+    upgrade(url)
+    services = bootstrap(Settings(database_url=url, rate_limit_per_minute=0))
+    deps = services.deps
+    staff = Staff(
+        user=User(id=ADMIN_ID, email="admin@bench.example", created_at=NOW),
+        roles=(StaffRole(user_id=ADMIN_ID, role=Role.ADMIN, created_at=NOW),),
+    )
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            count = conn.execute(text("SELECT count(*) FROM bookings")).scalar_one()
+        venue_id, searches = scale_reads(engine)
+        print(f"{count} bookings; venue {venue_id}; load average {_load()}", flush=True)
+        page = Page(limit=100)
+        print(f"{'read':<44}{'found':>7}{'p50 ms':>10}{'p99 ms':>10}")
+        slowest: tuple[float, str] = (0.0, "")
+        for name, search in searches.items():
+            found = len(search_bookings(deps, staff, search, page=page).items)
+            p50, p99 = timed(lambda s=search: search_bookings(deps, staff, s, page=page), repeats)  # type: ignore[misc]
+            print(f"{name:<44}{found:>7}{p50:>10.2f}{p99:>10.2f}", flush=True)
+            slowest = max(slowest, (p99, name))
+        print(f"load average {_load()}; the slowest line's plan ({slowest[1]}):", flush=True)
+        print(_explained(deps, engine, staff, searches[slowest[1]], page.limit + 1))
+    finally:
+        engine.dispose()
+        services.close()
+
+
+def _explained(deps: Deps, engine: Engine, staff: Staff, search: BookingSearch, limit: int) -> str:
+    """``EXPLAIN (ANALYZE, BUFFERS)`` of the statement the search's page runs, its values inlined."""
+    with deps.read() as uow:
+        query = staff_query(uow, staff, search)
+    with Session(engine) as session:
+        customers = customers_matching(session, "postgresql", query.text)
+        statement = search_statement("postgresql", query, customers=customers).limit(limit)
+        sql = statement.compile(engine, compile_kwargs={"literal_binds": True}).string
+        plan = session.connection().exec_driver_sql(f"EXPLAIN (ANALYZE, BUFFERS) {sql}")
+        return "\n".join(row[0] for row in plan)
+
+
+def _load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -285,7 +376,11 @@ def main() -> int:
         "--history-days", type=int, default=0, help="days before the busy day, 300 bookings each"
     )
     parser.add_argument("--repeats", type=int, default=50)
+    parser.add_argument("--url", help="time the search on this seeded database instead (nothing seeded)")
     args = parser.parse_args()
+    if args.url:
+        measure_database(args.url, args.repeats)
+        return 0
     with temporary_database() as url:
         upgrade(url)
         services = bootstrap(Settings(database_url=url, rate_limit_per_minute=0))

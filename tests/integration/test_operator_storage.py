@@ -11,6 +11,7 @@ from decimal import Decimal
 
 import pytest
 
+from adapters.sqla.repositories.bookings import _search as search_module
 from booking_core.accounts import User
 from booking_core.booking import BookingStatus, CancellationReason
 from booking_core.payments import Payment, PaymentStatus
@@ -262,3 +263,25 @@ def test_search_text_folds_case_beyond_ascii(seeded: Backend) -> None:
 
     assert _refs(seeded, StaffBookingQuery(text="özil")) == ["UMLA0098"]
     assert _refs(seeded, StaffBookingQuery(text="ÜMIT Ö")) == ["UMLA0098"]
+
+
+def test_search_text_finds_the_same_when_many_customers_match(
+    seeded: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Beyond FEW_CUSTOMERS matching customers the databases look each booking's customer up instead
+    of naming them all: the same bookings either way."""
+    monkeypatch.setattr(search_module, "FEW_CUSTOMERS", 0)
+
+    assert _refs(seeded, StaffBookingQuery(text="nosh")) == ["NOSH0004"]
+    assert _refs(seeded, StaffBookingQuery(text="n meY")) == ["NOSH0004", "REFD0005"]
+    assert _refs(seeded, StaffBookingQuery(venue_ids=frozenset({1}), text="ANNA@example")) == [
+        "NEXT0009",
+        "LATE0008",
+        "PEND0007",
+        "EXPD0006",
+        "PAID0002",
+        "DONE0003",
+        "CONF0001",
+    ]
+    assert _refs(seeded, StaffBookingQuery(text="50%")) == ["NOSH0004", "REFD0005"]
+    assert _refs(seeded, StaffBookingQuery(text="n_a")) == []

@@ -739,6 +739,8 @@ def test_clients(world: Backend) -> None:
     with world.uow() as uow:
         assert uow.clients.get(1) == demo_client()
         assert uow.clients.get(2) is None
+        assert uow.clients.get_many({1, 2}) == {1: demo_client()}
+        assert uow.clients.get_many(set()) == {}
 
 
 # --------------------------------------------------------------------------- mappings
@@ -767,6 +769,11 @@ def test_user_mappings(world: Backend) -> None:
         }
         assert uow.user_mappings.for_users(2, users) == {}
         assert uow.user_mappings.for_users(1, []) == {}
+        pairs = {(1, USER_ID), (1, OTHER_USER_ID), (1, "nobody"), (2, USER_ID)}
+        assert uow.user_mappings.for_pairs(pairs) == {
+            (1, u): uow.user_mappings.for_user(1, u) for u in (USER_ID, OTHER_USER_ID)
+        }
+        assert uow.user_mappings.for_pairs(set()) == {}
         listed = uow.user_mappings.list(1, is_active=None, limit=10, offset=0)
         active = uow.user_mappings.list(1, is_active=True, limit=10, offset=0)
         page = uow.user_mappings.list(1, is_active=None, limit=1, offset=1)

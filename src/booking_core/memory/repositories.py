@@ -288,6 +288,9 @@ class InMemoryClients:
     def get(self, client_id: int) -> Client | None:
         return self._rows.get(client_id)
 
+    def get_many(self, client_ids: Collection[int]) -> dict[int, Client]:
+        return {cid: self._rows[cid] for cid in client_ids if cid in self._rows}
+
 
 _M = TypeVar("_M", UserMapping, ResourceMapping, VenueMapping)
 _T = TypeVar("_T")
@@ -322,6 +325,10 @@ class InMemoryUserMappings:
     def for_users(self, client_id: int, user_ids: Sequence[str]) -> dict[str, UserMapping]:
         found = {user_id: self.for_user(client_id, user_id) for user_id in set(user_ids)}
         return {user_id: mapping for user_id, mapping in found.items() if mapping is not None}
+
+    def for_pairs(self, pairs: Collection[tuple[int, str]]) -> dict[tuple[int, str], UserMapping]:
+        found = {pair: self.for_user(*pair) for pair in set(pairs)}
+        return {pair: mapping for pair, mapping in found.items() if mapping is not None}
 
     def add(self, mapping: UserMapping) -> None:
         self._rows[mapping.id] = mapping

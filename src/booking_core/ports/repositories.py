@@ -246,6 +246,9 @@ class Clients(Protocol):
     def get(self, client_id: int) -> Client | None:
         """One client by id."""
 
+    def get_many(self, client_ids: Collection[int]) -> dict[int, Client]:
+        """:meth:`get` for several clients at once, by id (unknown ids left out)."""
+
 
 class UserMappings(Protocol):
     """Clients' ids for users."""
@@ -258,6 +261,10 @@ class UserMappings(Protocol):
 
     def for_users(self, client_id: int, user_ids: Sequence[str]) -> dict[str, UserMapping]:
         """:meth:`for_user` for several users at once, by user id (users without a mapping left out)."""
+
+    def for_pairs(self, pairs: Collection[tuple[int, str]]) -> dict[tuple[int, str], UserMapping]:
+        """:meth:`for_user` of several (client id, user id) pairs at once, by pair (pairs without a
+        mapping left out): a page of bookings made through many clients in one statement."""
 
     def add(self, mapping: UserMapping) -> None:
         """Store a new mapping."""

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from booking_core.accounts import Actor, Client, User, UserMapping
+from booking_core.accounts import Actor, Client, User
 from booking_core.booking import Booking
 from booking_core.catalog import Resource
 from booking_core.errors import NotFound
@@ -50,21 +50,18 @@ def booking_views(uow: UnitOfWork, bookings: Sequence[Booking], now: datetime) -
     worker's sweep has stored that.
     """
     payments = uow.payments.for_bookings([b.id for b in bookings])
-    clients = {
-        cid: uow.clients.get(cid) for cid in {b.client_id for b in bookings if b.client_id is not None}
-    }
-    external: dict[int, dict[str, UserMapping]] = {
-        cid: uow.user_mappings.for_users(cid, [b.user_id for b in bookings if b.client_id == cid])
-        for cid, client in clients.items()
-        if client is not None
-    }
+    # one statement each for the whole page, however many clients made its bookings
+    clients = uow.clients.get_many({b.client_id for b in bookings if b.client_id is not None})
+    external = uow.user_mappings.for_pairs(
+        {(b.client_id, b.user_id) for b in bookings if b.client_id is not None and b.client_id in clients}
+    )
     views = []
     for booking in bookings:
         resource = uow.resources.get(booking.resource_id)
         if resource is None:  # the catalog never deletes resources that have bookings
             raise NotFound("Resource not found.")
         client = clients.get(booking.client_id) if booking.client_id is not None else None
-        mapping = external[client.id].get(booking.user_id) if client is not None else None
+        mapping = external.get((client.id, booking.user_id)) if client is not None else None
         views.append(
             BookingView(
                 booking=booking.as_of(now),

@@ -16,16 +16,22 @@ from sqlalchemy import (
     String,
     UniqueConstraint,
     func,
+    literal_column,
     true,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from adapters.sqla.models.base import Base
+from adapters.sqla.models.base import Base, trigram_index
 from adapters.sqla.types import Percent, UtcDateTime
 
 
 class UserRow(Base):
     __tablename__ = "users"
+    # The staff's search finds customers by any part of their email or name (migration 0019).
+    __table_args__ = (
+        trigram_index("ix_users_email_trgm", "email"),
+        trigram_index("ix_users_name_trgm", "(first_name || ' ') || last_name"),  # FULL_NAME
+    )
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
     email: Mapped[str] = mapped_column(String(254))
     first_name: Mapped[str] = mapped_column(String(150), default="")
@@ -40,6 +46,9 @@ class UserRow(Base):
 
 # Emails are unique regardless of case; lookups compare lower(email).
 Index("uq_users_email_lower", func.lower(UserRow.email), unique=True)
+
+#: The customer's name as the staff's search matches it: "first last" (its index: ``UserRow``).
+FULL_NAME = UserRow.first_name + literal_column("' '") + UserRow.last_name
 
 
 class ClientRow(Base):

@@ -20,7 +20,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ExcludeConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from adapters.sqla.models.base import Base
+from adapters.sqla.models.base import Base, trigram_index
 from adapters.sqla.types import Money, UtcDateTime
 
 #: Name of the PostgreSQL exclusion constraint; a violation of it means "slot taken".
@@ -52,8 +52,10 @@ class BookingRow(Base):
         _partial_index(
             "ix_bookings_client_id_start_at_id", "client_id", "start_at", "id", where="client_id IS NOT NULL"
         ),
-        # The staff's bookings search over every venue, latest start first (migration 0017).
+        # The staff's bookings search over every venue, latest start first (migration 0017), and by
+        # any part of the reference code (migration 0019).
         Index(None, "start_at", "id"),
+        trigram_index("ix_bookings_reference_code_trgm", "reference_code"),
         # PostgreSQL only (btree_gist): no two blocking bookings of one resource may overlap, whatever
         # the application does. On SQLite, BEGIN IMMEDIATE serializes the check-then-insert instead.
         ExcludeConstraint(

@@ -113,6 +113,12 @@ class SqlaClients:
         row = self._session.get(ClientRow, client_id)
         return client_to_domain(row) if row else None
 
+    def get_many(self, client_ids: Collection[int]) -> dict[int, Client]:
+        if not client_ids:
+            return {}
+        rows = self._session.scalars(select(ClientRow).where(ClientRow.id.in_(set(client_ids))))
+        return {row.id: client_to_domain(row) for row in rows}
+
 
 @translate_errors
 class SqlaTokens:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
-from sqlalchemy import select
+from sqlalchemy import select, tuple_
 from sqlalchemy.orm import Session
 
 from adapters.sqla.errors import translate_errors
@@ -85,6 +85,20 @@ class SqlaUserMappings:
         found: dict[str, UserMapping] = {}
         for row in self._session.scalars(stmt):
             found.setdefault(row.user_id, user_mapping_to_domain(row))
+        return found
+
+    def for_pairs(self, pairs: Collection[tuple[int, str]]) -> dict[tuple[int, str], UserMapping]:
+        if not pairs:
+            return {}
+        # per pair the row for_user would pick comes first
+        stmt = (
+            select(UserMappingRow)
+            .where(tuple_(UserMappingRow.client_id, UserMappingRow.user_id).in_(sorted(set(pairs))))
+            .order_by(UserMappingRow.is_active.desc(), UserMappingRow.created_at, UserMappingRow.id)
+        )
+        found: dict[tuple[int, str], UserMapping] = {}
+        for row in self._session.scalars(stmt):
+            found.setdefault((row.client_id, row.user_id), user_mapping_to_domain(row))
         return found
 
     def add(self, mapping: UserMapping) -> None:

@@ -21,7 +21,7 @@ from adapters.sqla.repositories.bookings._mapping import (
     booking_values,
     slot,
 )
-from adapters.sqla.repositories.bookings._search import search_statement
+from adapters.sqla.repositories.bookings._search import customers_matching, search_statement
 from adapters.sqla.repositories.bookings._statements import BLOCKS_AT, HOLD_LAPSED, INSERT, LOCK_BOOKING
 from booking_core.availability import BookedSlot
 from booking_core.booking import Booking, BookingStatus
@@ -184,14 +184,18 @@ class SqlaBookings:
         return [booking_to_domain(row) for row in self._session.scalars(stmt.limit(limit).offset(offset))]
 
     def search(self, query: StaffBookingQuery, *, limit: int, offset: int) -> builtins.list[Booking]:
-        stmt = search_statement(self._DIALECT, query).limit(limit).offset(offset)
+        stmt = self._search_statement(query).limit(limit).offset(offset)
         return [booking_to_domain(row) for row in self._session.scalars(stmt)]
 
     def search_after(
         self, query: StaffBookingQuery, after: SearchKey | None, *, limit: int
     ) -> builtins.list[Booking]:
-        stmt = search_statement(self._DIALECT, query, after).limit(limit)
+        stmt = self._search_statement(query, after).limit(limit)
         return [booking_to_domain(row) for row in self._session.scalars(stmt)]
+
+    def _search_statement(self, query: StaffBookingQuery, after: SearchKey | None = None) -> Select[Any]:
+        customers = customers_matching(self._session, self._DIALECT, query.text)
+        return search_statement(self._DIALECT, query, after, customers=customers)
 
     def expired_holds(self, now: datetime, resource_id: int | None = None) -> builtins.list[Booking]:
         stmt = (
