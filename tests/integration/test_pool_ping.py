@@ -60,3 +60,19 @@ def test_a_connection_that_died_while_idle_is_replaced_before_use(
         assert pings != []
     finally:
         engine.dispose()
+
+
+def test_a_connection_terminated_moments_after_use_is_replaced_before_use(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # as pg_terminate_backend under a failover: the goodbye waits on the socket, the ping sees it
+    engine = make_engine(postgres_url, pool_size=1, max_overflow=0)
+    try:
+        pings = _counting_pings(engine, monkeypatch)
+        first = _backend_pid(engine)
+        _terminate(postgres_url, first)
+        second = _backend_pid(engine)
+        assert second != first
+        assert pings == [1]
+    finally:
+        engine.dispose()

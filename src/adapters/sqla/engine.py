@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import select
 import time
 from pathlib import Path
 from typing import Any
@@ -67,8 +68,9 @@ def _ping_after_idle(engine: Engine, idle_s: float) -> None:
     the pool moments before it is taken again, and a server that went away since would have been
     noticed by the request that used it: a lost connection fails that request (StorageUnavailable),
     and the pool then replaces every connection older than the failure. A connection that sat idle
-    longer than ``idle_s`` (a restart or an idle timeout may have ended it quietly), or that psycopg
-    already knows to be closed, is pinged as before and replaced when it does not answer.
+    longer than ``idle_s`` (a restart or an idle timeout may have ended it quietly), that psycopg
+    already knows to be closed, or whose server sent something while it sat in the pool, is pinged as
+    before and replaced when it does not answer.
     """
 
     @event.listens_for(engine, "checkin")
@@ -78,7 +80,11 @@ def _ping_after_idle(engine: Engine, idle_s: float) -> None:
     @event.listens_for(engine, "checkout")
     def _taken(dbapi_connection: Any, record: ConnectionPoolEntry, _proxy: PoolProxiedConnection) -> None:
         returned = record.info.get(_RETURNED_AT)  # none yet: connected just now
-        if returned is None or (time.monotonic() - returned < idle_s and not dbapi_connection.closed):
+        if returned is None or (
+            time.monotonic() - returned < idle_s
+            and not dbapi_connection.closed
+            and not _server_spoke(dbapi_connection)
+        ):
             return
         try:
             alive = engine.dialect.do_ping(dbapi_connection)
@@ -86,6 +92,15 @@ def _ping_after_idle(engine: Engine, idle_s: float) -> None:
             raise DisconnectionError("stale pooled connection") from error
         if not alive:
             raise DisconnectionError("stale pooled connection")
+
+
+def _server_spoke(dbapi_connection: Any) -> bool:
+    """Whether the server sent anything to an idle connection: a terminated backend says goodbye
+    (an error message, then the end of the stream), which a poll of the socket sees at no round trip.
+    Nothing else is sent to these connections between transactions: they LISTEN for nothing."""
+    poller = select.poll()
+    poller.register(dbapi_connection.fileno(), select.POLLIN)
+    return bool(poller.poll(0))
 
 
 _READING_STATEMENTS = ("SELECT", "BEGIN", "ROLLBACK")
