@@ -1255,6 +1255,54 @@ def test_parallel_overlapping_bookings_exactly_one_wins(world: Backend) -> None:
     assert outcomes.count("observed") + outcomes.count("refused") == THREADS - 1
 
 
+def _waiting_lock(engine: Engine) -> str:
+    """The kind of lock (``pg_locks.locktype``) some session of the test's database waits for."""
+    with engine.connect() as connection:
+        for _ in range(200):
+            kind = connection.execute(
+                text(
+                    "SELECT locktype FROM pg_locks JOIN pg_stat_activity USING (pid) "
+                    "WHERE NOT granted AND datname = current_database()"
+                )
+            ).scalar()
+            if kind is not None:
+                return str(kind)
+            threading.Event().wait(0.02)
+    raise AssertionError("no session waited for a lock")
+
+
+def test_a_claim_of_time_being_claimed_waits_for_its_hours_not_inside_the_overlap_constraint(
+    pg_backend: Backend,
+) -> None:
+    """Two claims of overlapping time: the later waits for the hour both touch, then its check sees
+    the earlier committed and refuses it. Waiting inside the overlap constraint instead (for the
+    other's uncommitted row) is where two claims deadlock, each having inserted before it looked."""
+    world = _seed_world(pg_backend)
+    assert world.engine is not None
+    first, second = _booking("10:00", "11:00"), _booking("10:30", "11:30", user_id=OTHER_USER_ID)
+    outcome: list[str] = []
+
+    def later() -> None:
+        try:
+            with world.uow() as uow:
+                _claim_seen(uow, second)
+                uow.commit()
+                outcome.append("won")
+        except SlotUnavailable as refused:
+            by = "the constraint" if refused.__cause__ is not None else "the check"
+            outcome.append(f"refused by {by}")
+
+    with world.uow() as uow:
+        _claim_seen(uow, first)
+        thread = threading.Thread(target=later)
+        thread.start()
+        waited = _waiting_lock(world.engine)
+        uow.commit()
+    thread.join(timeout=30)
+    assert waited == "advisory"  # the hour's lock, not another transaction ("transactionid")
+    assert outcome == ["refused by the check"]
+
+
 def _book_in_process(url: str, index: int, barrier: Any, results: Any) -> None:
     """One server process: its own engine, lock-check-insert, outcome on ``results``."""
     engine = make_engine(url)

@@ -14,6 +14,7 @@ as for any other statement. On SQLite :func:`execute` runs the same statements t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from datetime import UTC, datetime
 from typing import Any
 
@@ -53,31 +54,51 @@ class DriverStatement:
 
 def run(session: Session, statement: DriverStatement, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
     """Execute ``statement`` in the session's transaction; its rows (none for a plain INSERT)."""
+    return run_in_turn(session, [(statement, params)])[0]
+
+
+def run_in_turn(
+    session: Session, steps: Sequence[tuple[DriverStatement, Mapping[str, Any]]]
+) -> list[list[tuple[Any, ...]]]:
+    """Execute ``steps`` in the session's transaction, one after another; the rows of each.
+
+    More than one are sent together (psycopg's pipeline): the server starts each as soon as the one
+    before it ends, without a round trip to the client between them, so a lock taken by one is held
+    for no longer than the statements after it need. Each still reads the data as it is when it
+    starts. When one fails, those after it do not run.
+    """
     connection = session.connection()
-    if connection.get_execution_options().get(READ_ONLY_OPTION):
-        refuse_writes(statement.sql)  # as the read-only engine's listener, which this path skips
     dbapi_connection = connection.connection.dbapi_connection
     if dbapi_connection is None:  # pragma: no cover - a checked-out connection always has one
         raise RuntimeError("the session's connection has no driver connection")
-    values = statement.params(params)
-    cursor = dbapi_connection.cursor()
+    read_only = connection.get_execution_options().get(READ_ONLY_OPTION)
+    sent = [(statement, statement.params(params)) for statement, params in steps]
+    cursors = [dbapi_connection.cursor() for _ in sent]
     try:
-        cursor.execute(statement.sql, values)
-        return list(cursor.fetchall()) if statement.returns_rows else []
+        with dbapi_connection.pipeline() if len(sent) > 1 else nullcontext():
+            for cursor, (statement, values) in zip(cursors, sent, strict=True):
+                if read_only:
+                    refuse_writes(statement.sql)  # as the read-only engine's listener, which this path skips
+                cursor.execute(statement.sql, values)
+        return [
+            list(cursor.fetchall()) if statement.returns_rows else []
+            for cursor, (statement, _) in zip(cursors, sent, strict=True)
+        ]
     except connection.dialect.loaded_dbapi.Error as error:
-        gone = connection.dialect.is_disconnect(error, dbapi_connection, cursor)
+        gone = connection.dialect.is_disconnect(error, dbapi_connection, cursors[-1])
         if gone:
             connection.invalidate(error)
         raise DBAPIError.instance(
-            statement.sql,
-            values,
+            "; ".join(statement.sql for statement, _ in sent),
+            [values for _, values in sent],
             error,
             connection.dialect.loaded_dbapi.Error,
             connection_invalidated=gone,
             dialect=connection.dialect,
         ) from error
     finally:
-        cursor.close()
+        for cursor in cursors:
+            cursor.close()
 
 
 def execute(

@@ -119,7 +119,8 @@ class Bookings(Protocol):
         blocking claims there, and for a pending booking its user's other unpaid holds. To keep
         that true until the unit of work ends, it locks in the order of
         :class:`~booking_core.ports.UnitOfWork`: the user of a pending booking (so that the count
-        stays exact), then the resource where ``near.serialized`` asks for it; lapsed holds in the
+        stays exact), then the resource where ``near.serialized`` asks for it, else the claimed time
+        (concurrent claims of overlapping time are decided one after another); lapsed holds in the
         way are expired (under the resource's lock) rather than shown. Two claims whose times overlap
         never both commit: the storage's overlap constraint decides a race the check did not see
         (:class:`~booking_core.errors.SlotUnavailable`). When ``accept`` raises, its error comes out

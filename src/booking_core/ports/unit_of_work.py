@@ -49,6 +49,14 @@ class UnitOfWork(Protocol):
        in its way; a provider event, whose late payment may have to find out whether its time is
        still free), shared otherwise (any other change of an existing booking, through
        :meth:`Bookings.lock_for_change`; storing a new booking holds it shared, too);
+    1a. the claimed time, where the resource is not held exclusively: a claim of a new booking, or
+       a booking's new time (:meth:`Bookings.reclaim`, after the booking's lock), waits for any
+       concurrent claim of overlapping time, so that two of them never both reach the storage's
+       overlap guard, where each would wait for the other. The one exception to this order: a claim
+       that finds lapsed holds in its way takes the resource exclusively after its time, so it and
+       a move of a booking onto the same time may deadlock; the database breaks it and the use case
+       runs again (``TransientConflict``). The worker's sweep expires lapsed holds before claims
+       meet them, so it is rare;
     2. the booking (:meth:`Bookings.lock_for_change`), and after it other bookings of the same
        resource (lapsed holds that are expired in passing), only while holding the resource
        exclusively;

@@ -36,8 +36,8 @@ class SqlaBookings:
     """Bookings in the ``bookings`` table. ``add``/``save`` flush, so constraint errors surface at once.
 
     A strategy per database sets its dialect's name (:attr:`_DIALECT`), the statements that differ
-    (:attr:`_BLOCKED`, :attr:`_LIVE`, :attr:`_NEAR`), the locks (:meth:`_lock_resource`,
-    :meth:`_lock_resource_of`) and ``claim``.
+    (:attr:`_BLOCKED`, :attr:`_LIVE`, :attr:`_NEAR`), the locks (:meth:`_lock_claimed_time`,
+    :meth:`_lock_resource`, :meth:`_lock_resource_of`) and ``claim``.
     """
 
     _DIALECT: ClassVar[str]
@@ -48,6 +48,11 @@ class SqlaBookings:
 
     def __init__(self, session: Session) -> None:
         self._session = session
+
+    def _lock_claimed_time(self, claim: Booking, near: Neighbourhood) -> None:
+        """Lock what keeps ``near`` as read until the unit of work ends: no concurrent claim can
+        change it (the strategy's way)."""
+        raise NotImplementedError
 
     def _lock_resource(self, resource_id: int) -> None:
         """Lock the resource exclusively until the unit of work ends (the strategy's way)."""
@@ -66,8 +71,7 @@ class SqlaBookings:
         # the gap rule asks for it) keeps the neighbourhood as read. What the read cannot see, a
         # concurrent claim of the same time, the overlap constraint refuses on PostgreSQL at the
         # UPDATE; on SQLite the single writer lets none come in between.
-        if near.serialized:
-            self._lock_resource(moved.resource_id)
+        self._lock_claimed_time(moved, near)
         params = {"resource_id": moved.resource_id, "start": near.span.start, "end": near.span.end}
         found = [row for row in self._session.connection().execute(self._NEAR, params) if row[0] != moved.id]
         self._settle(moved, found, 0, accept, stored=False, now=now, store=self.save)

@@ -9,7 +9,7 @@ that even a generic plan of a prepared statement can use it.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import (
@@ -25,6 +25,7 @@ from sqlalchemy import (
     literal_column,
     null,
     select,
+    text,
     true,
 )
 
@@ -68,12 +69,11 @@ class PostgresBookings(SqlaBookings):
     def claim(self, booking: Booking, near: Neighbourhood, accept: Accept, *, now: datetime) -> None:
         # Locks first, in UnitOfWork's order, each in a statement before the claim's: a statement
         # reads the data as it was when it began, so a count taken in the statement that waited for
-        # the user's lock could miss a booking committed meanwhile.
+        # the user's lock could miss a booking committed meanwhile. Sent together, the claim runs
+        # the moment the locks are held.
         holder = booking.user_id if booking.status is BookingStatus.PENDING else None
-        if holder is not None:
-            driver.run(self._session, LOCK_USER, {"user_id": holder})
-        if near.serialized:
-            self._lock_resource(booking.resource_id)
+        locks: list[Step] = [(LOCK_USER, {"user_id": holder})] if holder is not None else []
+        locks.append(_time_lock(booking, near))
         params = {
             **booking_values(booking),
             "start": near.span.start,
@@ -81,10 +81,13 @@ class PostgresBookings(SqlaBookings):
             "now": now,
             "holder": holder,
         }
-        rows = driver.run(self._session, CLAIM, params)
+        *_, rows = driver.run_in_turn(self._session, [*locks, (CLAIM, params)])
         found = [_slot_row(row) for row in rows if row[1] is not None]
         stored = any(row[1] is None for row in rows)  # the INSERT's row: its id alone
         self._settle(booking, found, rows[0][5], accept, stored=stored, now=now)
+
+    def _lock_claimed_time(self, claim: Booking, near: Neighbourhood) -> None:
+        driver.run_in_turn(self._session, [_time_lock(claim, near)])
 
     def _lock_resource(self, resource_id: int) -> None:
         driver.run(self._session, LOCK_RESOURCE, {"resource_id": resource_id})
@@ -92,6 +95,24 @@ class PostgresBookings(SqlaBookings):
     def _lock_resource_of(self, booking_id: str, *, exclusive: bool) -> None:
         lock = _LOCK_RESOURCE_OF if exclusive else _SHARE_RESOURCE_OF
         self._session.connection().execute(lock, {"booking_id": booking_id})
+
+
+Step = tuple[driver.DriverStatement, dict[str, Any]]
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_HOUR = timedelta(hours=1)
+_LOCK_KEYS = 2**31 - 1  # the advisory lock's keys are 32-bit integers
+
+
+def _time_lock(claim: Booking, near: Neighbourhood) -> Step:
+    """What a claim locks so that no concurrent claim can change its neighbourhood: the resource
+    where the gap rule reads beyond the claimed time, else each hour of the resource it touches."""
+    if near.serialized:
+        return LOCK_RESOURCE, {"resource_id": claim.resource_id}
+    return LOCK_HOURS, {
+        "resource_key": claim.resource_id % _LOCK_KEYS,
+        "first_hour": (claim.start - _EPOCH) // _HOUR,
+        "last_hour": (claim.end - _EPOCH - timedelta(microseconds=1)) // _HOUR,
+    }
 
 
 def _slot_row(row: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -136,6 +157,17 @@ CLAIM = driver.DriverStatement(_claim())
 # the user (a login's token, a booking's foreign-key check) proceed meanwhile
 LOCK_USER = driver.DriverStatement(
     select(UserRow.id).where(UserRow.id == bindparam("user_id")).with_for_update(key_share=True)
+)
+#: Each hour of a resource that a claim touches (since 1970, UTC), locked in ascending order until
+#: the unit of work ends. Two claims of overlapping time share an hour, so the later one waits here
+#: and then sees the earlier one committed. Without it both INSERTs would reach the overlap
+#: constraint, each find the other's uncommitted row and wait for it: a deadlock, which PostgreSQL
+#: breaks only after ``deadlock_timeout`` (a second), over and over while an hour is contested.
+LOCK_HOURS = driver.DriverStatement(
+    text(
+        "SELECT pg_advisory_xact_lock(CAST(:resource_key AS integer), CAST(hour AS integer)) "
+        "FROM generate_series(CAST(:first_hour AS bigint), CAST(:last_hour AS bigint)) AS hour"
+    )
 )
 _RESOURCES = ResourceRow.__table__
 #: FOR UPDATE: excludes claims on the resource (its lock, and the FOR KEY SHARE of their INSERTs'

@@ -45,6 +45,9 @@ class SqliteBookings(SqlaBookings):
             unpaid = connection.execute(UNPAID_HOLDS, {"holder": booking.user_id, "now": now}).scalar_one()
         self._settle(booking, found, unpaid, accept, stored=False, now=now)
 
+    def _lock_claimed_time(self, claim: Booking, near: Neighbourhood) -> None:
+        """Nothing to lock: ``BEGIN IMMEDIATE`` already excludes every other writer."""
+
     def _lock_resource(self, resource_id: int) -> None:
         """Nothing to lock: ``BEGIN IMMEDIATE`` already excludes every other writer."""
 
