@@ -65,19 +65,21 @@ def seeded() -> Iterator[str]:
 
 
 def _recording(services: Services, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any]]:
-    """Every statement sent: through SQLAlchemy, and the hot ones it sends past (``driver.run``)."""
+    """Every statement sent: through SQLAlchemy, and the hot ones it sends past (``driver.run`` and
+    ``driver.run_in_turn``, which the first calls)."""
     statements: list[tuple[str, Any]] = []
 
     def record(_conn: Any, _cursor: Any, statement: str, parameters: Any, _context: Any, many: bool) -> None:
         if not many and statement.lstrip().upper().startswith(("SELECT", "UPDATE", "DELETE", "WITH")):
             statements.append((statement, parameters))
 
-    def run_recorded(session: Any, statement: driver.DriverStatement, params: Any) -> list[tuple[Any, ...]]:
-        record(None, None, statement.sql, statement.params(params), None, False)
-        return sent_past(session, statement, params)
+    def run_recorded(session: Any, steps: Any) -> list[list[tuple[Any, ...]]]:
+        for statement, params in steps:
+            record(None, None, statement.sql, statement.params(params), None, False)
+        return sent_past(session, steps)
 
-    sent_past = driver.run
-    monkeypatch.setattr(driver, "run", run_recorded)
+    sent_past = driver.run_in_turn
+    monkeypatch.setattr(driver, "run_in_turn", run_recorded)
     event.listen(services.engine, "before_cursor_execute", record)
     return statements
 
