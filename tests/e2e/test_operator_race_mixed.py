@@ -2,8 +2,11 @@
 
 ``booking serve`` runs with four worker processes on SQLite and on PostgreSQL. Every request of
 four kinds asks for the same hour of one court: staff closing it, staff booking a walk-in, staff
-moving a booking made earlier onto it, and customers booking it. Exactly one may win; the storage
-decides (the overlap constraint and the blocks' trigger on PostgreSQL, the one writer on SQLite).
+moving a booking made earlier onto it, and customers booking it. Exactly one of them wins: one
+booking (made or moved), or else closed time and no booking. Blocks do not conflict with one
+another (closed time may be closed again), so when a block comes first every block is placed. The
+storage decides (the overlap constraint and the blocks' trigger on PostgreSQL, the one writer on
+SQLite).
 Afterwards the database itself is asked for overlaps: live bookings with each other, and with blocks.
 """
 
@@ -31,6 +34,7 @@ BERLIN = ZoneInfo("Europe/Berlin")
 DESK = "race-desk-token"
 CUSTOMERS = [f"race-customer-{n}" for n in range(8)]
 OPERATOR = "/api/v1/operator"
+OF_EACH_KIND = 25  # blocks, staff bookings and customers' bookings; the moves come on top
 
 
 def _catalog() -> dict[str, object]:
@@ -65,7 +69,9 @@ def _headers(token: str) -> dict[str, str]:
     return {"Authorization": f"Token {token}"}
 
 
-def test_a_hundred_mixed_claims_for_one_hour_exactly_one_wins(server: tuple[str, str]) -> None:
+def test_a_hundred_mixed_claims_for_one_hour_exactly_one_wins(
+    server: tuple[str, str], tmp_path: Path
+) -> None:
     base, url = server
     venues = httpx.get(f"{base}{OPERATOR}/venues/", headers=_headers(DESK)).json()
     venue_id, court = venues[0]["id"], venues[0]["resources"][0]["id"]
@@ -93,7 +99,7 @@ def test_a_hundred_mixed_claims_for_one_hour_exactly_one_wins(server: tuple[str,
             movable.append(made.json()["id"])
 
     calls: list[tuple[str, str, dict[str, object], str]] = []
-    for n in range(25):
+    for n in range(OF_EACH_KIND):
         block = {"resource_ids": [court], **contested, "reason": "maintenance", "note": f"race {n}"}
         calls.append(("block", f"{OPERATOR}/venues/{venue_id}/blocks/", block, DESK))
         staff_booking = walk_in(10, day) | {"customer": {"email": f"s{n}@race.example"}}
@@ -115,9 +121,13 @@ def test_a_hundred_mixed_claims_for_one_hour_exactly_one_wins(server: tuple[str,
     errors = [(kind, r.status_code, r.text) for kind, r in answers if r.status_code >= 500]
     assert errors == []
     won = [kind for kind, r in answers if r.status_code in {200, 201}]
-    assert len(won) == 1, won
+    blocks_won = won.count("block")
+    assert len(won) == 1 or blocks_won == len(won) == OF_EACH_KIND, won
     refused = {r.status_code for _, r in answers if r.status_code not in {200, 201}}
     assert refused <= {400, 409}, refused
+    # decided one after another, not by deadlocks the database breaks a second later each
+    logs = "".join(log.read_text() for log in tmp_path.glob("serve-*.log"))
+    assert "deadlock" not in logs.lower()
 
     engine = make_engine(url)
     try:
@@ -141,7 +151,7 @@ def test_a_hundred_mixed_claims_for_one_hour_exactly_one_wins(server: tuple[str,
     crossing = [(a[0], b[0]) for a in bookings for b in blocks if overlap(a, b)]
     assert crossing == []
     in_the_hour = [b for b in bookings if overlap(b, (None, court, _utc(_at(day, 10)), _utc(_at(day, 11))))]
-    assert len(in_the_hour) + len(blocks) == 1
+    assert (len(in_the_hour), len(blocks)) in {(1, 0), (0, blocks_won)}, (in_the_hour, blocks)
 
 
 def _utc(value: object) -> datetime:
