@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy import Engine, text
 
 from adapters.sqla import make_engine
+from adapters.sqla.engine import PING_AFTER_IDLE_S
 
 
 def _backend_pid(engine: Engine) -> int:
@@ -47,31 +48,23 @@ def test_a_connection_back_from_use_moments_ago_is_not_pinged(
         engine.dispose()
 
 
-def test_a_connection_that_died_while_idle_is_replaced_before_use(
-    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    "ping_after_idle_s",
+    [
+        pytest.param(0.0, id="after sitting idle"),  # a server restart or an idle timeout
+        # a failover (pg_terminate_backend): the goodbye waits on the socket
+        pytest.param(PING_AFTER_IDLE_S, id="moments after use"),
+    ],
+)
+def test_a_connection_ended_in_the_pool_is_replaced_before_use(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch, ping_after_idle_s: float
 ) -> None:
-    engine = make_engine(postgres_url, pool_size=1, max_overflow=0, ping_after_idle_s=0.0)
-    try:
-        pings = _counting_pings(engine, monkeypatch)
-        first = _backend_pid(engine)
-        _terminate(postgres_url, first)  # as a server restart or an idle timeout would
-        second = _backend_pid(engine)  # no error: the ping found it dead, the pool connected anew
-        assert second != first
-        assert pings != []
-    finally:
-        engine.dispose()
-
-
-def test_a_connection_terminated_moments_after_use_is_replaced_before_use(
-    postgres_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # as pg_terminate_backend under a failover: the goodbye waits on the socket, the ping sees it
-    engine = make_engine(postgres_url, pool_size=1, max_overflow=0)
+    engine = make_engine(postgres_url, pool_size=1, max_overflow=0, ping_after_idle_s=ping_after_idle_s)
     try:
         pings = _counting_pings(engine, monkeypatch)
         first = _backend_pid(engine)
         _terminate(postgres_url, first)
-        second = _backend_pid(engine)
+        second = _backend_pid(engine)  # no error: the ping found it dead, the pool connected anew
         assert second != first
         assert pings == [1]
     finally:

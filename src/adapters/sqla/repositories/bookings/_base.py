@@ -67,10 +67,11 @@ class SqlaBookings:
         driver.execute(self._session, INSERT, booking_values(booking))
 
     def reclaim(self, moved: Booking, near: Neighbourhood, accept: Accept, *, now: datetime) -> None:
-        # One way on both databases: the caller holds the booking's lock; the resource's lock (when
-        # the gap rule asks for it) keeps the neighbourhood as read. What the read cannot see, a
-        # concurrent claim of the same time, the overlap constraint refuses on PostgreSQL at the
-        # UPDATE; on SQLite the single writer lets none come in between.
+        # One way on both databases: the caller holds the booking's lock; the claimed time's lock
+        # (the resource under the gap rule, else the hours the new time touches) keeps the
+        # neighbourhood as read, so a concurrent claim of the same time waits for this one. The
+        # overlap constraint stays the guard behind it on PostgreSQL; on SQLite the single writer
+        # lets none come in between.
         self._lock_claimed_time(moved, near)
         params = {"resource_id": moved.resource_id, "start": near.span.start, "end": near.span.end}
         found = [row for row in self._session.connection().execute(self._NEAR, params) if row[0] != moved.id]

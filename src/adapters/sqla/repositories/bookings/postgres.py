@@ -87,7 +87,8 @@ class PostgresBookings(SqlaBookings):
         self._settle(booking, found, rows[0][5], accept, stored=stored, now=now)
 
     def _lock_claimed_time(self, claim: Booking, near: Neighbourhood) -> None:
-        driver.run_in_turn(self._session, [_time_lock(claim, near)])
+        lock, params = _time_lock(claim, near)
+        driver.run(self._session, lock, params)
 
     def _lock_resource(self, resource_id: int) -> None:
         driver.run(self._session, LOCK_RESOURCE, {"resource_id": resource_id})
